@@ -1,0 +1,40 @@
+"""The model adapter Protocol and the records it exchanges."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol
+
+from review_agent.records import ContextBundle, Finding
+
+
+class ModelSettings(NamedTuple):
+    base_url: str | None = None
+    timeout: float = 60.0  # seconds for the whole model phase
+    cache: bool = True
+    cache_dir: str | None = None  # default: $XDG_CACHE_HOME/review-agent
+    token_budget: int = 12_000  # per request (estimated tokens)
+    workers: int = 4
+
+
+class ModelReply(NamedTuple):
+    findings: tuple[Finding, ...]  # source "model"; not yet grounded
+    warnings: tuple[str, ...]  # one line each, never containing a key or a secret
+    failed: bool  # the model phase could not complete
+    requests: int  # HTTP requests sent
+    cached: bool = False
+
+
+class ModelAdapter(Protocol):
+    spec: str  # "builtin", "openai:NAME", "ollama:NAME"
+
+    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
+        """Review a redacted context bundle; findings are ungrounded, the caller grounds them."""
+        ...
+
+    def propose(self, role: str, system_prompt: str, request: dict[str, Any]) -> dict[str, Any]:
+        """A specialist artifact for the team graph: {kind, path, content, summary, ...}.
+
+        `request` holds the brief, the rendered (redacted) context and the critique of the
+        previous iteration, if any. Raises ModelError on failure.
+        """
+        ...

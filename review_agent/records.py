@@ -1,0 +1,117 @@
+"""Immutable records shared by every layer: a change, its hunks, a finding."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SEVERITIES = ("error", "warning", "info")
+SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
+
+
+class Finding(NamedTuple):
+    path: str
+    line: int
+    end_line: int
+    severity: str  # error | warning | info
+    rule: str  # e.g. "debug-print", "secret/aws-access-key-id"
+    message: str
+    source: str  # builtin | model | secrets
+    fingerprint: str = ""  # stable across runs; filled by findings.fingerprint()
+
+
+class DiffLine(NamedTuple):
+    kind: str  # "+", "-" or " "
+    old_no: int | None
+    new_no: int | None
+    text: str  # the line without its "\n"; a "\r" of a CRLF file stays
+
+
+class Hunk(NamedTuple):
+    old_start: int
+    old_len: int
+    new_start: int
+    new_len: int
+    section: str  # text after the second "@@" (git's function header guess)
+    lines: tuple[DiffLine, ...]
+
+
+class FileChange(NamedTuple):
+    path: str  # new-side path; for a deletion, the deleted path
+    old_path: str | None  # set for renames and copies
+    status: str  # A M D R C T (git's raw letters; U never reaches here)
+    binary: bool
+    old_mode: str  # "000000" when added
+    new_mode: str  # "000000" when deleted
+    old_sha: str  # all zeros when added
+    new_sha: str  # all zeros when deleted
+    hunks: tuple[Hunk, ...]
+    added: int  # numstat; 0 for binary
+    deleted: int
+    similarity: int | None = None  # rename/copy score
+
+    @property
+    def added_lines(self) -> tuple[tuple[int, str], ...]:
+        """(new line number, text) of every added line, in order."""
+        return tuple(
+            (ln.new_no, ln.text)
+            for h in self.hunks
+            for ln in h.lines
+            if ln.kind == "+" and ln.new_no is not None
+        )
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.new_mode == "120000"
+
+    @property
+    def is_submodule(self) -> bool:
+        return self.new_mode == "160000" or self.old_mode == "160000"
+
+
+class Change(NamedTuple):
+    """What is reviewed: the staged index against a base, or base..head."""
+
+    base: str  # commit or tree id the change starts from
+    head: str | None  # None: the index (staged change)
+    files: tuple[FileChange, ...]
+
+
+class Excerpt(NamedTuple):
+    """One window of a file shown to a reviewer: changed lines plus context."""
+
+    header: str  # the enclosing def/class/function line, "" when none
+    lines: tuple[DiffLine, ...]  # " " context, "+" added, "-" removed; text already redacted
+
+
+class ContextFile(NamedTuple):
+    path: str
+    old_path: str | None
+    status: str
+    language: str  # "python", "javascript", ... or ""
+    excerpts: tuple[Excerpt, ...]
+
+
+class ContextBundle(NamedTuple):
+    """The only material a model ever sees; every text in it went through secrets.redact."""
+
+    files: tuple[ContextFile, ...]
+    not_reviewed: tuple[tuple[str, str], ...]  # (path, reason) for excluded or over-budget files
+    size_bytes: int
+    budget_bytes: int
+    secret_findings: tuple[Finding, ...]  # reported (high-precision tier, not allowed)
+    redactions: int  # how many secrets were redacted (both tiers, allowed included)
+
+
+class Report(NamedTuple):
+    """Everything a formatter needs; formatters are pure functions of it."""
+
+    final_output: dict[str, object]  # the graph's JSON output (SPEC "JSON output")
+    findings: tuple[Finding, ...]  # all findings, merged and sorted by path, line
+    files_reviewed: int
+    not_reviewed: tuple[tuple[str, str], ...]
+    model: str
+    prompt_version: str
+    elapsed: float
+    warnings: tuple[str, ...]  # one-line warnings (model failed, limit spent, ...)
+    max_findings: int
+    trigger_source: str

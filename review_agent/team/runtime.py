@@ -1,0 +1,18 @@
+"""What team nodes may use besides the state: the edges (model, change, blobs) handed in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from review_agent.config import Options
+from review_agent.models.base import ModelAdapter
+from review_agent.records import Change
+
+
+class TeamContext(NamedTuple):
+    model: ModelAdapter
+    options: Options
+    change: Change | None = None  # set for review paths (pre_commit, review_pipeline)
+    blobs: Mapping[str, bytes | None] = {}  # new-side blob sha -> bytes (None: not read, too large)
+    prompts_dir: str | None = None  # None: the packaged prompt library

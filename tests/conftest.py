@@ -1,0 +1,110 @@
+"""Shared fixtures: real temporary git repositories, isolated from the user's config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+                  ) -> Iterator[None]:
+    """Every test runs with a throwaway HOME, global git config and cache dir."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    for key in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF",
+                "GIT_DIFF_OPTS", "REVIEW_AGENT_SKIP", "SKIP", "NO_COLOR", "PRE_COMMIT",
+                "OPENAI_API_KEY", "OPENAI_BASE_URL", "REVIEW_AGENT_API_KEY",
+                "REVIEW_AGENT_BASE_URL", "GITHUB_ACTIONS", "GITLAB_CI", "CI",
+                "GITHUB_BASE_REF", "GITHUB_EVENT_PATH", "GITHUB_STEP_SUMMARY",
+                "CI_MERGE_REQUEST_DIFF_BASE_SHA", "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
+        monkeypatch.delenv(key, raising=False)
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    yield
+
+
+def git(repo: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None
+        ) -> str:
+    """Run real git in `repo`; return stdout as text (surrogateescape)."""
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, input=input, capture_output=True,
+        env={**os.environ, **(env or {})},
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
+    return proc.stdout.decode("utf-8", "surrogateescape")
+
+
+class Repo:
+    """A real temporary repository with helpers to write, stage and commit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None
+            ) -> str:
+        return git(self.path, *args, input=input, env=env)
+
+    def write(self, rel: str, content: str | bytes) -> Path:
+        p = self.path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            p.write_bytes(content.encode("utf-8"))
+        else:
+            p.write_bytes(content)
+        return p
+
+    def stage(self, files: dict[str, str | bytes] | None = None, *paths: str) -> None:
+        """Write `files` and `git add` them (plus any extra `paths`)."""
+        names = list(paths)
+        for rel, content in (files or {}).items():
+            self.write(rel, content)
+            names.append(rel)
+        if names:
+            self.git("add", "--", *names)
+
+    def commit(self, message: str = "commit", files: dict[str, str | bytes] | None = None) -> str:
+        if files:
+            self.stage(files)
+        self.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Repo:
+    """An empty repository (no commits) on branch main."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    return Repo(path)
+
+
+@pytest.fixture
+def repo_with_commit(git_repo: Repo) -> Repo:
+    """A repository with one commit of a small Python project."""
+    git_repo.commit("initial", {
+        "README.md": "# demo\n",
+        "src/app.py": "def add(a, b):\n    return a + b\n",
+        "tests/test_app.py": "from src.app import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    })
+    return git_repo
