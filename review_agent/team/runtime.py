@@ -16,3 +16,4 @@ class TeamContext(NamedTuple):
     change: Change | None = None  # set for review paths (pre_commit, review_pipeline)
     blobs: Mapping[str, bytes | None] = {}  # new-side blob sha -> bytes (None: not read, too large)
     prompts_dir: str | None = None  # None: the packaged prompt library
+    prompt_files: Mapping[str, str] | None = None  # name -> template text (CI: from the base rev)
