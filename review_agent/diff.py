@@ -1,0 +1,201 @@
+"""Pure parser of git's `-z --raw -p` and `-z --numstat` output into FileChange records.
+
+Paths come from the NUL-separated raw records, never from `diff --git` headers (a path
+containing " b/" makes those ambiguous). Patch sections are matched to raw records in
+order: a typechange (T) is one raw record but two sections (deletion, then creation).
+Unmerged (U) records are skipped with their `* Unmerged path` line: git refuses to
+commit them, so a review has nothing to say about their content.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from review_agent.errors import ReviewAgentError
+from review_agent.records import DiffLine, FileChange, Hunk
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$", re.DOTALL)
+_DIGITS = b"0123456789-"
+
+
+class RawRecord(NamedTuple):
+    old_mode: str
+    new_mode: str
+    old_sha: str
+    new_sha: str
+    status: str  # one letter
+    score: int | None
+    path: str  # new-side path (the deleted path for D)
+    old_path: str | None  # source of a rename or copy
+
+
+class NumStat(NamedTuple):
+    path: str
+    added: int
+    deleted: int
+    binary: bool
+
+
+class _Section(NamedTuple):
+    binary: bool
+    hunks: tuple[Hunk, ...]
+
+
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+def _bad(what: str) -> ReviewAgentError:
+    return ReviewAgentError(f"cannot parse git diff output: {what}")
+
+
+def split_header(data: bytes) -> tuple[list[RawRecord], list[NumStat], bytes]:
+    """Split `-z` output into its raw records, numstat records and the patch text."""
+    raws: list[RawRecord] = []
+    stats: list[NumStat] = []
+    pos, end = 0, len(data)
+
+    def token() -> bytes:
+        nonlocal pos
+        nul = data.find(b"\0", pos)
+        if nul < 0:
+            raise _bad("unterminated record")
+        tok, pos = data[pos:nul], nul + 1
+        return tok
+
+    while pos < end:
+        first = data[pos:pos + 1]
+        if first == b":":
+            fields = token()[1:].split(b" ")
+            if len(fields) != 5 or not fields[4]:
+                raise _bad("malformed raw record")
+            letter, score = _text(fields[4][:1]), fields[4][1:]
+            old_path = _text(token()) if letter in "RC" else None
+            raws.append(RawRecord(
+                _text(fields[0]), _text(fields[1]), _text(fields[2]), _text(fields[3]),
+                letter, int(score) if score.isdigit() else None, _text(token()), old_path,
+            ))
+        elif first and first in _DIGITS:
+            added, sep1, rest = token().partition(b"\t")
+            deleted, sep2, path = rest.partition(b"\t")
+            if not (sep1 and sep2):
+                raise _bad("malformed numstat record")
+            if not path:  # rename or copy: "\0old\0new\0"
+                token()
+                path = token()
+            binary = added == b"-"
+            stats.append(NumStat(_text(path), 0 if binary else int(added),
+                                 0 if binary else int(deleted), binary))
+        elif first == b"\0":  # the empty record between the header and the patch
+            return raws, stats, data[pos + 1:]
+        else:
+            return raws, stats, data[pos:]
+    return raws, stats, b""
+
+
+def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
+    m = _HUNK.match(header)
+    if m is None:
+        raise _bad(f"bad hunk header {_text(header)!r}")
+    old_start, new_start = int(m[1]), int(m[3])
+    old_len = int(m[2]) if m[2] is not None else 1
+    new_len = int(m[4]) if m[4] is not None else 1
+    old_left, new_left = old_len, new_len
+    old_no, new_no = old_start, new_start
+    out: list[DiffLine] = []
+    n = len(lines)
+    while (old_left > 0 or new_left > 0) and i < n:
+        line = lines[i]
+        kind = line[:1]
+        if kind == b"\\":  # "\ No newline at end of file"
+            i += 1
+            continue
+        if kind == b"+":
+            out.append(DiffLine("+", None, new_no, _text(line[1:])))
+            new_no, new_left = new_no + 1, new_left - 1
+        elif kind == b"-":
+            out.append(DiffLine("-", old_no, None, _text(line[1:])))
+            old_no, old_left = old_no + 1, old_left - 1
+        elif kind in (b" ", b""):  # "" when diff.suppressBlankEmpty drops the space
+            out.append(DiffLine(" ", old_no, new_no, _text(line[1:])))
+            old_no, new_no = old_no + 1, new_no + 1
+            old_left, new_left = old_left - 1, new_left - 1
+        else:
+            raise _bad(f"unexpected line in hunk {_text(header)!r}")
+        i += 1
+    if old_left > 0 or new_left > 0:
+        raise _bad(f"truncated hunk {_text(header)!r}")
+    while i < n and lines[i][:1] == b"\\":
+        i += 1
+    section = _text(m[5])
+    return Hunk(old_start, old_len, new_start, new_len, section, tuple(out)), i
+
+
+def split_sections(patch: bytes) -> list[_Section]:
+    """The `diff --git` sections of a patch, in order, with their hunks."""
+    lines = patch.split(b"\n")
+    sections: list[_Section] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if line.startswith(b"* Unmerged path ") or line == b"":
+            i += 1
+            continue
+        if not line.startswith(b"diff --git "):
+            raise _bad(f"unexpected line {_text(line)[:80]!r}")
+        i += 1
+        binary = False
+        while i < n and not lines[i].startswith((b"@@ ", b"diff --git ", b"* Unmerged path ")):
+            if lines[i].startswith(b"Binary files ") and lines[i].endswith(b" differ"):
+                binary = True
+            i += 1
+        hunks: list[Hunk] = []
+        while i < n and lines[i].startswith(b"@@ "):
+            hunk, i = _hunk(lines[i], lines, i + 1)
+            hunks.append(hunk)
+        sections.append(_Section(binary, tuple(hunks)))
+    return sections
+
+
+def parse(raw_patch: bytes, numstat: bytes = b"") -> tuple[FileChange, ...]:
+    """FileChanges from `-z --raw -p` output and its `-z --numstat` twin.
+
+    The numstat records may also be inside `raw_patch` (`--raw --numstat -p` in one run).
+    """
+    raws, stats, patch = split_header(raw_patch)
+    if numstat:
+        stats += split_header(numstat)[1]
+    if len(stats) != len(raws):
+        raise _bad(f"{len(raws)} raw records but {len(stats)} numstat records")
+    sections = split_sections(patch)
+    out: list[FileChange] = []
+    k = 0
+    for raw, stat in zip(raws, stats, strict=True):
+        if stat.path != raw.path:
+            raise _bad(f"numstat path {stat.path!r} does not match {raw.path!r}")
+        if raw.status == "U":
+            continue
+        take = 2 if raw.status == "T" else 1
+        mine = sections[k:k + take]
+        if len(mine) != take:
+            raise _bad(f"no patch section for {raw.path!r}")
+        k += take
+        binary = stat.binary or any(s.binary for s in mine)
+        out.append(FileChange(
+            path=raw.path,
+            old_path=raw.old_path,
+            status=raw.status,
+            binary=binary,
+            old_mode=raw.old_mode,
+            new_mode=raw.new_mode,
+            old_sha=raw.old_sha,
+            new_sha=raw.new_sha,
+            hunks=tuple(h for s in mine for h in s.hunks),
+            added=stat.added,
+            deleted=stat.deleted,
+            similarity=raw.score if raw.status in ("R", "C") else None,
+        ))
+    if k != len(sections):
+        raise _bad(f"{len(sections) - k} patch sections without a raw record")
+    return tuple(out)

@@ -1,0 +1,224 @@
+"""The only module that talks to git: read-only plumbing through `proc.run`.
+
+Nothing here writes the index or the refs (`git status` and work-tree `git diff` refresh
+`.git/index`, so they are never run); `fetch_deepen` is the one command that fetches.
+Every diff fixes its own options so that user configuration and environment cannot
+change what `diff.parse` reads. GitPython is deliberately not imported: it costs 70 ms.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from review_agent import diff
+from review_agent.errors import GitError, NotAGitRepository
+from review_agent.proc import ProcResult, run
+from review_agent.records import Change
+
+# Variables that change diff output or how pathspecs are read. GIT_INDEX_FILE, GIT_DIR and
+# GIT_WORK_TREE are kept on purpose: inside a hook git sets them and they are right.
+HOSTILE_ENV = (
+    "GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF", "GIT_DIFF_PATH_COUNTER", "GIT_DIFF_PATH_TOTAL",
+    "GIT_PAGER", "PAGER", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
+)
+DIFF_OPTIONS = (
+    "-z", "--raw", "--numstat", "-p", "-M", "-U3", "--inter-hunk-context=0", "--full-index",
+    "--no-abbrev", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
+    "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+)
+
+
+def git_env() -> dict[str, str]:
+    """The environment of every git child: hostile variables dropped, optional locks off."""
+    env = {k: v for k, v in os.environ.items() if k not in HOSTILE_ENV}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    return env
+
+
+def _first_line(stderr: bytes) -> str:
+    for line in stderr.decode("utf-8", "replace").split("\n"):
+        if line.strip():
+            return line.strip()
+    return "git failed"
+
+
+def _git(root: str | Path, *args: str, stdin: bytes | None = None,
+         ok: Iterable[int] = (0,)) -> ProcResult:
+    try:
+        res = run(("git", "-c", "core.quotePath=false", *args), cwd=root, stdin=stdin,
+                  env=git_env())
+    except (FileNotFoundError, NotADirectoryError):
+        if not os.path.isdir(root):
+            raise GitError(f"no such directory: {root}") from None
+        raise GitError("git is not installed or not on PATH") from None
+    if res.returncode not in tuple(ok):
+        raise GitError(_first_line(res.stderr))
+    return res
+
+
+def _out(res: ProcResult) -> str:
+    return res.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def toplevel(cwd: str | Path) -> Path:
+    """The top level of the work tree containing `cwd`."""
+    if not os.path.isdir(cwd):
+        raise NotAGitRepository(f"not a git repository: {cwd}")
+    try:
+        res = _git(cwd, "rev-parse", "--show-toplevel", ok=range(256))
+    except GitError as exc:
+        raise NotAGitRepository(f"not a git repository: {cwd}") from exc
+    top = _out(res)
+    if res.returncode != 0 or not top:
+        raise NotAGitRepository(f"not a git repository: {cwd}")
+    return Path(top)
+
+
+def _abs_path(root: str | Path, *args: str) -> Path:
+    return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args)))
+
+
+def git_dir(root: str | Path) -> Path:
+    """This work tree's git directory (`.git/worktrees/<name>` in a linked worktree)."""
+    return _abs_path(root, "--git-dir")
+
+
+def common_dir(root: str | Path) -> Path:
+    """The directory shared by all worktrees (objects, refs, config)."""
+    return _abs_path(root, "--git-common-dir")
+
+
+def hooks_dir(root: str | Path) -> Path:
+    """Where git looks for hooks, honouring `core.hooksPath`."""
+    return _abs_path(root, "--git-path", "hooks")
+
+
+def empty_tree(root: str | Path) -> str:
+    """The id of the empty tree in this repository's hash (SHA-1 or SHA-256)."""
+    return _out(_git(root, "hash-object", "-t", "tree", "/dev/null"))
+
+
+def resolve(root: str | Path, rev: str) -> str | None:
+    """The commit id `rev` names, or None."""
+    if not rev or rev.startswith("-"):
+        return None
+    res = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", ok=range(256))
+    return (_out(res) or None) if res.returncode == 0 else None
+
+
+def head(root: str | Path) -> str | None:
+    """The commit HEAD points at; None before the first commit."""
+    return resolve(root, "HEAD")
+
+
+def _literal(paths: Sequence[str]) -> list[str]:
+    # ":(top,literal)": relative to the top level whatever the cwd, no glob or magic.
+    return [f":(top,literal){p}" for p in paths]
+
+
+def staged_change(root: str | Path, paths: Sequence[str] | None = None) -> Change:
+    """The index (GIT_INDEX_FILE when set) against HEAD, or the empty tree before a commit.
+
+    `paths` restrict the change; they are relative to the top level and taken literally.
+    At most three git processes: rev-parse, (hash-object,) diff-index.
+    """
+    base = head(root) or empty_tree(root)
+    args = ["diff-index", "--cached", *DIFF_OPTIONS, base, "--"]
+    if paths is not None:
+        if not paths:
+            return Change(base, None, ())
+        args += _literal(paths)
+    res = _git(root, *args)
+    return Change(base, None, diff.parse(res.stdout))
+
+
+def range_change(root: str | Path, base: str, head_rev: str) -> Change:
+    """The change from `base` (a merge-base, a commit or a tree) to `head_rev`."""
+    for rev in (base, head_rev):
+        if not rev or rev.startswith("-"):
+            raise GitError(f"bad revision: {rev!r}")
+    head_id = resolve(root, head_rev)
+    if head_id is None:
+        raise GitError(f"unknown revision: {head_rev}")
+    # A tree is a valid base too: the empty tree when the range starts at a root commit.
+    base_id = resolve(root, base) or _out(
+        _git(root, "rev-parse", "--verify", "-q", f"{base}^{{tree}}", ok=range(256)))
+    if not base_id:
+        raise GitError(f"unknown revision: {base}")
+    res = _git(root, "diff-tree", "-r", *DIFF_OPTIONS, base_id, head_id, "--")
+    return Change(base_id, head_id, diff.parse(res.stdout))
+
+
+def merge_base(root: str | Path, a: str, b: str) -> str | None:
+    """The best common ancestor of two revisions; None when they share none."""
+    if a.startswith("-") or b.startswith("-"):
+        raise GitError(f"bad revision: {a if a.startswith('-') else b!r}")
+    res = _git(root, "merge-base", a, b, ok=(0, 1))
+    return (_out(res) or None) if res.returncode == 0 else None
+
+
+def is_shallow(root: str | Path) -> bool:
+    """Whether the repository is a shallow clone."""
+    return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"
+
+
+def fetch_deepen(root: str | Path, n: int) -> bool:
+    """Deepen a shallow clone by `n` commits from its default remote; True on success."""
+    res = _git(root, "fetch", "-q", "--no-tags", f"--deepen={int(n)}", ok=range(256))
+    return res.returncode == 0
+
+
+def show(root: str | Path, rev: str, path: str) -> bytes | None:
+    """The blob at `rev:path` (path from the top level; rev "" reads the index), or None."""
+    if rev.startswith("-"):
+        return None
+    res = _git(root, "cat-file", "blob", f"{rev}:{path}", ok=range(256))
+    return res.stdout if res.returncode == 0 else None
+
+
+def config_get(root: str | Path, key: str) -> str | None:
+    """The value of a git config key (the last one wins), or None when unset."""
+    res = _git(root, "config", "-z", "--get", "--end-of-options", key, ok=(0, 1))
+    if res.returncode != 0:
+        return None
+    return res.stdout.rstrip(b"\0").decode("utf-8", "surrogateescape")
+
+
+def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
+               ) -> dict[str, bytes | None]:
+    """Blob contents by id, None for blobs over `max_bytes`, missing ids and non-blobs.
+
+    Two processes whatever the count: `cat-file --batch-check` for sizes, then
+    `cat-file --batch` for the blobs within the limit. All-zero ids are skipped.
+    """
+    wanted = list(dict.fromkeys(s for s in shas if s and s.strip("0")))
+    out: dict[str, bytes | None] = dict.fromkeys(wanted)
+    if not wanted:
+        return out
+    for s in wanted:
+        if not all(c in "0123456789abcdef" for c in s):
+            raise GitError(f"not an object id: {s!r}")
+    check = _git(root, "cat-file", "--batch-check", stdin="\n".join(wanted).encode() + b"\n")
+    small: list[str] = []
+    lines = check.stdout.decode("ascii", "replace").split("\n")
+    for sha, line in zip(wanted, lines, strict=False):  # one line per id, then ""
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[1] == "blob" and int(fields[2]) <= max_bytes:
+            small.append(sha)
+    if not small:
+        return out
+    data = _git(root, "cat-file", "--batch", stdin="\n".join(small).encode() + b"\n").stdout
+    pos = 0
+    for sha in small:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split(b" ")
+        pos = nl + 1
+        if len(header) != 3:  # vanished between the two calls
+            continue
+        size = int(header[2])
+        out[sha] = data[pos:pos + size]
+        pos += size + 1
+    return out
