@@ -1,0 +1,87 @@
+"""Route parsed arguments to the command modules."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+from review_agent import git
+from review_agent.commands.options import apply_args, load_options, worktree_reader
+from review_agent.config import Options
+from review_agent.errors import NotAGitRepository, ReviewAgentError
+
+
+def _root_or_none() -> Path | None:
+    try:
+        return git.toplevel(Path.cwd())
+    except NotAGitRepository:
+        return None
+
+
+def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+    cmd = args.command
+    if cmd == "hook":
+        from review_agent.commands.review import hook_command
+
+        return hook_command(args, stream, env)
+    if cmd == "review":
+        from review_agent.commands.review import review_command
+
+        return review_command(args, stream, env)
+    if cmd == "ci":
+        from review_agent.commands.ci import ci_command
+
+        root = git.toplevel(Path.cwd())
+        options = load_options(args, worktree_reader(root)) if args.config_from == "head" \
+            else _cli_only(args)
+        return ci_command(root=root, base=args.base, head=args.head, options=options,
+                          fmt=args.fmt or "text", output=args.output,
+                          config_from=args.config_from, config_path=args.config, stream=stream,
+                          events_path=args.events)
+    if cmd == "run":
+        from review_agent.commands.run import run_command
+
+        root = _root_or_none()
+        options = load_options(args, worktree_reader(root))
+        return run_command(task=args.task, role=args.role, brief_path=args.brief,
+                           context_paths=args.context, trigger=args.trigger,
+                           prompts_dir=args.prompts, max_iterations=args.max_iterations,
+                           options=options, fmt=args.fmt or "text", stream=stream,
+                           events_path=args.events)
+    if cmd == "graph":
+        from review_agent.commands import graph_cmd
+
+        if args.graph_command == "validate":
+            return graph_cmd.validate_command(args.file, args.fmt, stream)
+        if args.graph_command == "show":
+            return graph_cmd.show_command(args.file, stream)
+        raise ReviewAgentError("graph: choose validate FILE or show [FILE]")
+    if cmd in ("install", "uninstall"):
+        from review_agent.commands import install
+
+        root = git.toplevel(Path.cwd())
+        fn = install.install_command if cmd == "install" else install.uninstall_command
+        return fn(root, args.hook, args.force, stream)
+    if cmd == "prompts":
+        from review_agent.commands.prompts_cmd import list_command
+
+        if args.prompts_command != "list":
+            raise ReviewAgentError("prompts: choose list")
+        return list_command(args.prompts, stream)
+    if cmd == "secrets":
+        from review_agent.commands.secrets_cmd import secrets_command, write_and_exit
+
+        root = _root_or_none()
+        options = load_options(args, worktree_reader(root))
+        report = secrets_command(root=root, staged=args.staged, paths=args.paths,
+                                 options=options)
+        return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
+                              args.output, stream, args.no_color, args.quiet)
+    raise ReviewAgentError(f"unknown command {cmd!r}")
+
+
+def _cli_only(args: argparse.Namespace) -> Options:
+    """For `ci` from the base revision the command reads the config itself."""
+    return apply_args(Options(), args)

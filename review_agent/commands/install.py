@@ -1,0 +1,69 @@
+"""`review-agent install` / `uninstall`: plain git hooks, honouring core.hooksPath."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from review_agent import git
+from review_agent.errors import ReviewAgentError
+from review_agent.resources import hooks_dir
+
+MARKER = "review-agent-managed"
+BACKUP_SUFFIX = ".review-agent-backup"
+
+
+def hook_script(name: str) -> str:
+    template = (hooks_dir() / name).read_text(encoding="utf-8")
+    return template.replace("@PYTHON@", sys.executable.replace("'", ""))
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(encoding="utf-8", errors="replace")[:400]
+    except OSError:
+        return False
+
+
+def install_command(root: Path, hook: str, force: bool, stream: TextIO) -> int:
+    target = git.hooks_dir(root) / hook
+    if target.exists() or target.is_symlink():
+        if is_ours(target):
+            pass  # an upgrade of our own script
+        elif not force:
+            raise ReviewAgentError(
+                f"{target} exists and was not written by review-agent; "
+                "use --force to replace it (it is kept as "
+                f"{target.name}{BACKUP_SUFFIX})"
+            )
+        else:
+            os.replace(target, target.with_name(target.name + BACKUP_SUFFIX))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.review-agent-tmp")
+        tmp.write_text(hook_script(hook), encoding="utf-8")
+        tmp.chmod(0o755)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise ReviewAgentError(f"cannot write {target}: {exc.strerror}") from None
+    stream.write(f"review-agent: installed {hook} hook at {target}\n")
+    return 0
+
+
+def uninstall_command(root: Path, hook: str, force: bool, stream: TextIO) -> int:
+    target = git.hooks_dir(root) / hook
+    if not target.exists():
+        stream.write(f"review-agent: no {hook} hook at {target}\n")
+        return 0
+    if not is_ours(target) and not force:
+        raise ReviewAgentError(f"{target} was not written by review-agent; left as it is")
+    target.unlink()
+    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    if backup.exists():
+        os.replace(backup, target)
+        stream.write(f"review-agent: removed {hook} hook; restored the previous one\n")
+    else:
+        stream.write(f"review-agent: removed {hook} hook from {target}\n")
+    return 0

@@ -1,0 +1,136 @@
+"""`review-agent hook` and `review-agent review`: the staged diff or a range, reviewer-only."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+from review_agent import git
+from review_agent.commands.options import load_options, warn, worktree_reader
+from review_agent.commands.output import emit, exit_code
+from review_agent.config import Options
+from review_agent.errors import GitError, ReviewAgentError
+from review_agent.records import Change
+
+ZEROS = frozenset({"0" * 40, "0" * 64})
+
+
+def skipped(env: Mapping[str, str]) -> bool:
+    if env.get("REVIEW_AGENT_SKIP", "").strip() not in ("", "0", "false", "no"):
+        return True
+    return "review-agent" in {s.strip() for s in env.get("SKIP", "").split(",")}
+
+
+def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+    """The pre-commit entry: advisory, a problem of ours never blocks the commit."""
+    if skipped(env):
+        if not args.quiet:
+            stream.write("review-agent: skipped (REVIEW_AGENT_SKIP or SKIP)\n")
+        return 0
+    root = git.toplevel(Path.cwd())  # not a repository: exit 2, one line
+    try:
+        options = load_options(args, worktree_reader(root))
+        change, label = _hook_change(root, args, env)
+        if change is None:
+            if not args.quiet:
+                stream.write(f"review-agent: {label}\n")
+            return 0
+        return _review_and_report(root, change, options, args, stream, trigger="pre_commit")
+    except ReviewAgentError as exc:
+        # Inside a hook our own trouble is a warning: the commit goes on.
+        warn(f"{exc}; review skipped")
+        return 1 if getattr(args, "strict", False) else 0
+
+
+def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+    root = git.toplevel(Path.cwd())
+    options = load_options(args, worktree_reader(root))
+    if args.base:
+        change = range_for(root, args.base, args.head or "HEAD")
+    else:
+        if args.head:
+            raise ReviewAgentError("--head goes with --base")
+        change = git.staged_change(root)
+    if not change.files:
+        if not args.quiet:
+            stream.write("review-agent: nothing to review\n")
+        return 0
+    trigger = "pre_commit" if not args.base else "review_pipeline"
+    return _review_and_report(root, change, options, args, stream, trigger=trigger)
+
+
+def range_for(root: Path, base: str, head: str) -> Change:
+    """merge-base(base, head)..head, as `git diff base...head` shows it."""
+    head_sha = git.resolve(root, head)
+    if head_sha is None:
+        raise GitError(f"unknown revision {head!r}")
+    base_sha = git.resolve(root, base)
+    if base_sha is None:
+        raise GitError(f"unknown revision {base!r}")
+    mb = git.merge_base(root, base_sha, head_sha)
+    if mb is None:
+        raise GitError(f"{base} and {head} have no merge-base")
+    return git.range_change(root, mb, head_sha)
+
+
+def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]
+                 ) -> tuple[Change | None, str]:
+    from_ref, to_ref = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
+    if from_ref and to_ref:  # pre-commit's pre-push stage
+        change = _push_range(root, from_ref, to_ref)
+        return (change, "") if change and change.files else (None, "nothing to review")
+    if args.stage == "pre-push" or env.get("PRE_COMMIT_REMOTE_NAME"):
+        return _plain_pre_push(root, env)
+    change = git.staged_change(root, args.files or None)
+    if not change.files:
+        return None, "nothing staged to review"
+    return change, ""
+
+
+def _push_range(root: Path, from_ref: str, to_ref: str) -> Change | None:
+    to_sha = git.resolve(root, to_ref)
+    if to_sha is None:
+        return None
+    if from_ref in ZEROS or git.resolve(root, from_ref) is None:
+        return None
+    mb = git.merge_base(root, from_ref, to_sha) or from_ref
+    return git.range_change(root, mb, to_sha)
+
+
+def _plain_pre_push(root: Path, env: Mapping[str, str]) -> tuple[Change | None, str]:
+    """git's pre-push hook: `<local ref> <local sha> <remote ref> <remote sha>` lines on stdin."""
+    lines = [] if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read().split("\n")
+    last: Change | None = None
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 4 or parts[1] in ZEROS:
+            continue
+        local_sha, remote_sha = parts[1], parts[3]
+        base: str | None = remote_sha if remote_sha not in ZEROS else None
+        if base is not None and git.resolve(root, base) is None:
+            base = None
+        if base is None:
+            remote = env.get("PRE_COMMIT_REMOTE_NAME", "origin")
+            upstream = git.resolve(root, f"{remote}/HEAD")
+            base = git.merge_base(root, upstream, local_sha) if upstream else None
+        if base is None:
+            continue
+        mb = git.merge_base(root, base, local_sha) or base
+        last = git.range_change(root, mb, local_sha)  # one pushed ref is reviewed: the last
+    if last is None:
+        return None, "base unavailable: nothing to compare the pushed commits with"
+    return last, ""
+
+
+def _review_and_report(root: Path, change: Change, options: Options, args: argparse.Namespace,
+                       stream: TextIO, *, trigger: str) -> int:
+    from review_agent.pipeline import review_change, review_incomplete
+
+    report = review_change(root, change, options, trigger=trigger,
+                           events_path=getattr(args, "events", None))
+    emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
+         no_color=args.no_color, quiet=args.quiet)
+    return exit_code(report, options, review_incomplete(report))

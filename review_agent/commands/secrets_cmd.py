@@ -1,0 +1,69 @@
+"""`review-agent secrets [--staged | PATHS...]`: the secret scanner alone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from review_agent import git
+from review_agent.config import Options
+from review_agent.errors import ReviewAgentError
+from review_agent.findings import merge
+from review_agent.records import Finding, Report
+
+
+def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], options: Options
+                    ) -> Report:
+    """Scan and build a report; nothing is sent anywhere, nothing is written."""
+    from review_agent import secrets
+    from review_agent.pipeline import BLOB_READ_LIMIT, ZERO
+
+    started = time.perf_counter()
+    allow = {"allow": options.secrets_allow, "allow_paths": options.secrets_allow_paths}
+    if staged or not paths:
+        if root is None:
+            raise ReviewAgentError("not a git repository: give PATHS to scan files")
+        change = git.staged_change(root)
+        shas = sorted({f.new_sha for f in change.files
+                       if f.new_sha not in ZERO and not f.is_submodule})
+        blobs = git.read_blobs(root, shas, BLOB_READ_LIMIT) if shas else {}
+        hits = secrets.scan_change(change, blobs, **allow)
+        scanned = len(change.files)
+    else:
+        missing = [p for p in paths if not Path(p).exists()]
+        if missing:
+            raise ReviewAgentError(f"no such file or directory: {missing[0]}")
+        hits = secrets.scan_paths(paths, **allow)
+        scanned = len(paths)
+    found: list[Finding] = [secrets.hit_finding(h) for h in hits if h.reportable and not h.allowed]
+    findings = merge(found)
+    out: dict[str, object] = {
+        "status": "ok" if not findings else "needs_review",
+        "trigger_source": "manual",
+        "task_type": "review",
+        "selected_role": None,
+        "requires_human_approval": False,
+        "findings": [f._asdict() for f in findings],
+        "context_warnings": [],
+        "model": "none",
+        "message": "",
+        "files_reviewed": scanned,
+        "not_reviewed": [],
+        "prompt_versions": {},
+    }
+    return Report(final_output=out, findings=findings, files_reviewed=scanned, not_reviewed=(),
+                  model="none", prompt_version="", elapsed=time.perf_counter() - started,
+                  warnings=(), max_findings=options.max_findings, trigger_source="manual")
+
+
+def write_and_exit(report: Report, options: Options, explicit_fail_on: bool, fmt: str,
+                   output: str | None, stream: TextIO, no_color: bool, quiet: bool) -> int:
+    from review_agent.commands.output import emit, exit_code
+
+    emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
+    # Like gitleaks and detect-secrets-hook, a found secret exits 1 unless --fail-on says.
+    if not explicit_fail_on:
+        options = options._replace(fail_on="error")
+    return exit_code(report, options, False)

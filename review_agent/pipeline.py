@@ -1,0 +1,117 @@
+"""The review edge: a Change and Options in, a Report out, through the graph."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from review_agent import git
+from review_agent.config import Options
+from review_agent.records import Change, Finding, Report
+
+# Blobs larger than this are not read; their files are "not reviewed" (their added
+# lines are still scanned for secrets from the diff).
+BLOB_READ_LIMIT = 2 * 1024 * 1024
+ZERO = frozenset({"0" * 40, "0" * 64})
+
+REVIEW_REQUEST = {
+    "pre_commit": "Review the staged change before it is committed.",
+    "review_pipeline": "Review the changes of this branch against its base.",
+    "manual": "Review the change.",
+}
+
+
+def review_change(
+    root: Path,
+    change: Change,
+    options: Options,
+    *,
+    trigger: str,
+    events_path: str | None = None,
+    prompt_files: Mapping[str, str] | None = None,
+    prompts_dir: str | None = None,
+) -> Report:
+    """Run the review graph over `change`; never raises for model trouble."""
+    from review_agent.graph.engine import events_writer, run_graph
+    from review_agent.graph.spec import load_graph
+    from review_agent.models import make_adapter
+    from review_agent.models.base import ModelSettings
+    from review_agent.team import NODES
+    from review_agent.team.runtime import TeamContext
+    from review_agent.team.state import initial_state
+
+    started = time.perf_counter()
+    shas = sorted({
+        f.new_sha for f in change.files
+        if f.new_sha not in ZERO and not f.is_submodule
+    })
+    blobs = git.read_blobs(root, shas, BLOB_READ_LIMIT) if shas else {}
+    settings = ModelSettings(
+        base_url=options.base_url,
+        timeout=options.timeout,
+        cache=options.cache,
+        token_budget=options.token_budget,
+        workers=options.workers,
+    )
+    model = make_adapter(options.model, settings)
+    graph = load_graph(options.graph)
+    ctx = TeamContext(
+        model=model,
+        options=options,
+        change=change,
+        blobs=blobs,
+        prompts_dir=prompts_dir or options.prompts_dir,
+        prompt_files=prompt_files,
+    )
+    state = initial_state(
+        input=REVIEW_REQUEST.get(trigger, REVIEW_REQUEST["manual"]),
+        trigger_source=trigger,
+        model_spec=options.model,
+        max_iterations=options.max_iterations,
+    )
+    emit: Callable[[dict[str, Any]], None] | None = None
+    close: Callable[[], None] | None = None
+    if events_path:
+        emit, close = events_writer(events_path)
+    try:
+        final = run_graph(graph, NODES, state, ctx, emit)
+    finally:
+        if close is not None:
+            close()
+    return build_report(final, change, options, trigger, time.perf_counter() - started)
+
+
+def build_report(final: Mapping[str, Any], change: Change, options: Options, trigger: str,
+                 elapsed: float) -> Report:
+    out: dict[str, Any] = dict(final.get("final_output") or {})
+    findings = tuple(f for f in final.get("findings") or () if isinstance(f, Finding))
+    not_reviewed = tuple(
+        (str(item.get("path", "")), str(item.get("reason", "")))
+        for item in out.get("not_reviewed") or ()
+        if isinstance(item, dict)
+    )
+    versions = out.get("prompt_versions") or {}
+    prompt_version = str(versions.get("reviewer", "")) if isinstance(versions, dict) else ""
+    warnings = tuple(str(w) for w in out.get("context_warnings") or ())
+    if out.get("status") == "failed" and out.get("message"):
+        warnings = (*warnings, str(out["message"]))
+    return Report(
+        final_output=out,
+        findings=findings,
+        files_reviewed=int(out.get("files_reviewed") or 0),
+        not_reviewed=not_reviewed,
+        model=options.model,
+        prompt_version=prompt_version,
+        elapsed=elapsed,
+        warnings=warnings,
+        max_findings=options.max_findings,
+        trigger_source=trigger,
+    )
+
+
+def review_incomplete(report: Report) -> bool:
+    """True when the review could not complete (a model failure or a failed graph run)."""
+    status = report.final_output.get("status")
+    return status == "failed" or bool(report.final_output.get("model_failed"))
