@@ -1,0 +1,71 @@
+"""`review-agent graph validate FILE [--format json]` and `review-agent graph show [FILE]`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from review_agent.errors import ReviewAgentError
+from review_agent.graph.mermaid import to_mermaid
+from review_agent.graph.spec import load_graph
+from review_agent.graph.validate import STAGES, validate_text
+
+# Used only when the team package cannot be imported (team.NODES is the source of truth).
+FALLBACK_FUNCTIONS = (
+    "prepare_task", "classify_task", "validate_human_brief", "stage_context",
+    "select_specialist_role", "load_role_prompt", "run_specialist_agent", "run_process_review",
+    "reflect_on_review", "decide_next_step", "request_clarification", "prepare_human_review",
+    "finalize_response",
+)
+
+
+def known_functions() -> frozenset[str]:
+    """Names of the registered node functions a graph may `run`."""
+    try:
+        from review_agent.team import NODES  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return frozenset(FALLBACK_FUNCTIONS)
+    return frozenset(NODES)
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ReviewAgentError(f"cannot read graph {path}: {reason}") from None
+
+
+def _where(err: dict[str, Any]) -> str:
+    return f" (line {err['line']})" if "line" in err else ""
+
+
+def write_text_report(report: dict[str, Any], path: str, stream: TextIO) -> None:
+    """Each stage's status, then each error and warning as `CODE: message`, one per line."""
+    for name in STAGES:
+        stage = report["stages"][name]
+        stream.write(f"{name}: {stage['status']}\n")
+        for err in stage["errors"]:
+            stream.write(f"  {err['code']}: {err['message']}{_where(err)}\n")
+    for warn in report["warnings"]:
+        stream.write(f"warning {warn['code']}: {warn['message']}{_where(warn)}\n")
+    stream.write(f"{path}: {report['overall']}\n")
+
+
+def validate_command(path: str, fmt: str, stream: TextIO) -> int:
+    """Validate a graph file; exit 0 when every stage passes, 1 otherwise."""
+    if fmt not in ("text", "json"):
+        raise ReviewAgentError(f"graph validate: unknown format {fmt!r} (text or json)")
+    report = validate_text(_read(path), known_functions(), source=path)
+    if fmt == "json":
+        stream.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        write_text_report(report, path, stream)
+    return 0 if report["overall"] == "pass" else 1
+
+
+def show_command(path: str | None, stream: TextIO) -> int:
+    """Print the graph (None: the shipped one) as Mermaid; an invalid graph raises GraphError."""
+    stream.write(to_mermaid(load_graph(path, known_functions())))
+    return 0
