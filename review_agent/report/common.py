@@ -1,0 +1,99 @@
+"""Helpers every formatter shares: counts, the summary line, safe text, finding dicts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from review_agent.records import Finding, Report
+
+TOOL_NAME = "review-agent"
+INFORMATION_URI = "https://github.com/review-agent/review-agent"
+
+# C0 controls and DEL shown as escapes so that one finding stays one line
+_CONTROL = {i: f"\\x{i:02x}" for i in (*range(0x20), 0x7F)}
+_CONTROL.update({ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"})
+_CONTROL.update({0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\x85"})
+
+
+def printable(text: str) -> str:
+    """Undecodable bytes (surrogateescape) as \\xNN, so no stream ever fails to encode."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate outside the surrogateescape range
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def one_line(text: str) -> str:
+    """printable() plus control characters escaped: a path or message never breaks a line."""
+    return printable(text).translate(_CONTROL)
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    """Findings per severity, keys `error`, `warning`, `info` (unknown severities count as info)."""
+    out = {"error": 0, "warning": 0, "info": 0}
+    for f in findings:
+        out[f.severity if f.severity in out else "info"] += 1
+    return out
+
+
+def shown(report: Report) -> tuple[tuple[Finding, ...], int]:
+    """The findings text-like formats print, and how many `max_findings` held back."""
+    limit = report.max_findings
+    if limit <= 0 or len(report.findings) <= limit:
+        return report.findings, 0
+    return report.findings[:limit], len(report.findings) - limit
+
+
+def hidden_line(hidden: int, limit: int) -> str:
+    word = "finding" if hidden == 1 else "findings"
+    return f"{TOOL_NAME}: {hidden} more {word} not shown (--max-findings {limit})"
+
+
+def prompt_label(version: str) -> str:
+    """`1` or `v1` -> `v1`; anything else is shown as given."""
+    return f"v{version}" if version[:1].isdigit() else version
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def summary_line(report: Report) -> str:
+    """`review-agent: N findings (E errors, W warnings, I info) in F files · model … · 0.12s`."""
+    c = counts(report.findings)
+    return (
+        f"{TOOL_NAME}: {_plural(len(report.findings), 'finding', 'findings')} "
+        f"({_plural(c['error'], 'error', 'errors')}, "
+        f"{_plural(c['warning'], 'warning', 'warnings')}, {c['info']} info) "
+        f"in {_plural(report.files_reviewed, 'file', 'files')} · model {one_line(report.model)} "
+        f"· reviewer prompt {one_line(prompt_label(report.prompt_version))} "
+        f"· {report.elapsed:.2f}s"
+    )
+
+
+def finding_fingerprint(f: Finding) -> str:
+    """The finding's own fingerprint, or one derived from path, rule and line when unset."""
+    if f.fingerprint:
+        return f.fingerprint
+    key = "\0".join((f.path, f.rule, str(f.line)))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def finding_dict(f: Finding) -> dict[str, object]:
+    """The SPEC JSON shape of one finding (plus its fingerprint)."""
+    return {
+        "path": f.path,
+        "line": f.line,
+        "end_line": max(f.end_line, f.line),
+        "severity": f.severity,
+        "rule": f.rule,
+        "message": f.message,
+        "source": f.source,
+        "fingerprint": finding_fingerprint(f),
+    }
+
+
+def review_failed(report: Report) -> bool:
+    """True when the graph says the review could not complete."""
+    return report.final_output.get("status") == "failed"

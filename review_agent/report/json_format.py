@@ -1,0 +1,38 @@
+"""JSON: the graph's final output with every finding and a summary; sorted keys, indent 2."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from review_agent.records import Report
+from review_agent.report.common import counts, finding_dict
+
+# intermediate graph state that may hold unredacted context; never part of a report
+RAW_CONTEXT_KEYS = frozenset({
+    "blobs", "change", "context", "context_bundle", "diff", "prompt", "raw_context",
+    "role_prompt", "staged_context", "system_prompt",
+})
+
+
+def document(report: Report) -> dict[str, object]:
+    c = counts(report.findings)
+    out = {k: v for k, v in report.final_output.items() if k not in RAW_CONTEXT_KEYS}
+    out["findings"] = [finding_dict(f) for f in report.findings]
+    out["summary"] = {
+        "errors": c["error"],
+        "warnings": c["warning"],
+        "info": c["info"],
+        "files_reviewed": report.files_reviewed,
+        "not_reviewed": [{"path": p, "reason": r} for p, r in report.not_reviewed],
+        "elapsed": round(report.elapsed, 3),
+    }
+    return out
+
+
+def write(report: Report, stream: TextIO, *, color: bool = False) -> None:
+    """Write the SPEC JSON output (all findings, whatever --max-findings says)."""
+    # ensure_ascii: paths decoded with surrogateescape still give valid JSON on any stream
+    json.dump(document(report), stream, sort_keys=True, indent=2, ensure_ascii=True,
+              default=str)
+    stream.write("\n")

@@ -1,0 +1,55 @@
+"""Plain text: `path:line: severity [rule] message`, then warnings, not reviewed, summary."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from review_agent.records import Report
+from review_agent.report.common import TOOL_NAME, hidden_line, one_line, shown, summary_line
+
+_COLORS = {"error": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
+_RESET = "\033[0m"
+# more not-reviewed files than this are grouped by reason on one line each
+GROUP_AFTER = 10
+_PATHS_PER_GROUP = 5
+
+
+def _severity(word: str, color: bool) -> str:
+    if color and word in _COLORS:
+        return f"{_COLORS[word]}{word}{_RESET}"
+    return one_line(word)
+
+
+def not_reviewed_lines(items: Sequence[tuple[str, str]]) -> list[str]:
+    """One line per file, or one line per reason when there are many."""
+    if len(items) <= GROUP_AFTER:
+        return [f"{TOOL_NAME}: not reviewed: {one_line(p)} ({one_line(r)})" for p, r in items]
+    groups: dict[str, list[str]] = {}
+    for path, reason in items:
+        groups.setdefault(reason, []).append(path)
+    lines = []
+    for reason in sorted(groups):
+        paths = sorted(groups[reason])
+        listed = ", ".join(one_line(p) for p in paths[:_PATHS_PER_GROUP])
+        more = len(paths) - _PATHS_PER_GROUP
+        tail = f", … (+{more} more)" if more > 0 else ""
+        n = len(paths)
+        lines.append(f"{TOOL_NAME}: not reviewed ({one_line(reason)}): "
+                     f"{n} file{'s' if n != 1 else ''}: {listed}{tail}")
+    return lines
+
+
+def write(report: Report, stream: TextIO, *, color: bool = False) -> None:
+    """Write the SPEC text output."""
+    findings, hidden = shown(report)
+    for f in findings:
+        stream.write(f"{one_line(f.path)}:{f.line}: {_severity(f.severity, color)} "
+                     f"[{one_line(f.rule)}] {one_line(f.message)}\n")
+    if hidden:
+        stream.write(hidden_line(hidden, report.max_findings) + "\n")
+    for warning in report.warnings:
+        stream.write(f"{TOOL_NAME}: warning: {one_line(warning)}\n")
+    for line in not_reviewed_lines(report.not_reviewed):
+        stream.write(line + "\n")
+    stream.write(summary_line(report) + "\n")

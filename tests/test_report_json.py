@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import json
+
+from test_report_common import SECRET, make_report, render
+
+
+def test_json_keeps_final_output_and_every_finding() -> None:
+    report = make_report(max_findings=2)
+    doc = json.loads(render("json", report))
+    assert doc["status"] == "needs_review"
+    assert doc["selected_role"] == "reviewer"
+    assert doc["requires_human_approval"] is True
+    assert len(doc["findings"]) == 6  # --max-findings does not cut JSON
+    assert doc["findings"][0] == {
+        "path": "config/settings.py", "line": 7, "end_line": 7, "severity": "error",
+        "rule": "secret/aws-access-key-id",
+        "message": "AWS access key id AKIA…LPQ removed from the review context",
+        "source": "secrets", "fingerprint": "fp-config/settings.py-7-secret/aws-access-key-id"}
+    assert [f["path"] for f in doc["findings"]] == [f.path for f in report.findings]
+    assert doc["summary"] == {
+        "errors": 2, "warnings": 3, "info": 1, "files_reviewed": 4,
+        "not_reviewed": [{"path": "package-lock.json", "reason": "lock file"}],
+        "elapsed": 0.123}
+
+
+def test_json_sorted_keys_indent_2_and_no_raw_context() -> None:
+    out = render("json", make_report())
+    assert out.startswith('{\n  "context_warnings": [],\n  "findings": [\n')
+    assert SECRET not in out and "staged_context" not in out
+    keys = list(json.loads(out))
+    assert keys == sorted(keys)
