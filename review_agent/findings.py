@@ -1,34 +1,111 @@
-"""Finding bookkeeping: fingerprints, merging duplicates, ordering."""
+"""Finding bookkeeping: fingerprints, merging duplicates, ordering, the --max-findings cut."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 
-from review_agent.records import SEVERITY_RANK, Finding
+from review_agent.records import SEVERITY_RANK, Change, Finding
+
+SIMILAR = 0.6  # word-set overlap above which two messages on one line say the same thing
+_WORD = re.compile(r"[a-z0-9_]+")
+_STOP = frozenset({"a", "an", "the", "is", "are", "in", "on", "of", "to", "this", "that",
+                   "it", "be", "and", "or", "left", "code", "line", "here"})
 
 
 def fingerprint(finding: Finding, line_text: str = "") -> str:
     """Stable id: path, rule and the normalised content of the line, not its number."""
     norm = " ".join(line_text.split())
-    key = "\0".join((finding.path, finding.rule, norm or str(finding.line)))
+    key = "\0".join((finding.path, bare_rule(finding.rule), norm or str(finding.line)))
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def bare_rule(rule: str) -> str:
+    """A rule id without the model/ namespace, to compare a model's rule with a builtin one."""
+    return rule[len("model/"):] if rule.startswith("model/") else rule
 
 
 def sort_key(f: Finding) -> tuple[str, int, int, str]:
     return (f.path, f.line, -SEVERITY_RANK.get(f.severity, 0), f.rule)
 
 
+def words(message: str) -> frozenset[str]:
+    """The meaningful lower-case words of a message."""
+    return frozenset(w for w in _WORD.findall(message.lower()) if w not in _STOP)
+
+
+def similar(a: str, b: str) -> bool:
+    """Two messages say the same thing: most of the smaller one's words are in the other."""
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return False
+    return len(wa & wb) / min(len(wa), len(wb)) >= SIMILAR
+
+
+def same(a: Finding, b: Finding) -> bool:
+    """Duplicates: one place and the same rule, or (when a model is involved) the same words."""
+    if (a.path, a.line) != (b.path, b.line):
+        return False
+    if bare_rule(a.rule) == bare_rule(b.rule):
+        return True
+    return "model" in (a.source, b.source) and similar(a.message, b.message)
+
+
+def combine(a: Finding, b: Finding) -> Finding:
+    """One finding of two duplicates: the deterministic one's rule, the higher severity."""
+    keep, other = (b, a) if a.source == "model" and b.source != "model" else (a, b)
+    if SEVERITY_RANK.get(other.severity, 0) > SEVERITY_RANK.get(keep.severity, 0):
+        keep = keep._replace(severity=other.severity)
+    return keep._replace(end_line=max(keep.end_line, keep.line))
+
+
+def line_texts(change: Change) -> dict[tuple[str, int], str]:
+    """(path, new line number) -> text, for every new-side line the change shows."""
+    out: dict[tuple[str, int], str] = {}
+    for fc in change.files:
+        for hunk in fc.hunks:
+            for ln in hunk.lines:
+                if ln.new_no is not None:
+                    out[(fc.path, ln.new_no)] = ln.text
+    return out
+
+
 def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str] | None = None
           ) -> tuple[Finding, ...]:
-    """Drop exact duplicates (same path, line, rule), fill fingerprints, sort by path then line."""
+    """Merge duplicates, give each a unique stable fingerprint, sort by path then line."""
     texts = line_texts or {}
-    seen: dict[tuple[str, int, str], Finding] = {}
+    by_place: dict[tuple[str, int], list[Finding]] = {}
     for f in findings:
-        key = (f.path, f.line, f.rule)
-        if key in seen:
-            continue
-        if not f.fingerprint:
-            f = f._replace(fingerprint=fingerprint(f, texts.get((f.path, f.line), "")))
-        seen[key] = f
-    return tuple(sorted(seen.values(), key=sort_key))
+        group = by_place.setdefault((f.path, f.line), [])
+        for i, g in enumerate(group):
+            if same(g, f):
+                group[i] = combine(g, f)
+                break
+        else:
+            group.append(f)
+    merged = sorted((f for group in by_place.values() for f in group), key=sort_key)
+    seen: dict[str, int] = {}
+    out: list[Finding] = []
+    for f in merged:
+        # a fingerprint set upstream (the secret scanner's) is kept, only made unique
+        base = f.fingerprint or fingerprint(f, texts.get((f.path, f.line), ""))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        fp = base if n == 0 else hashlib.sha256(f"{base}\0{n}".encode()).hexdigest()[:16]
+        out.append(f._replace(fingerprint=fp))
+    return tuple(out)
+
+
+def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int]:
+    """The `n` most severe findings (in path/line order) and how many were held back.
+
+    `n` of 0 means no limit.
+    """
+    ordered = sorted(findings, key=sort_key)
+    if n <= 0 or len(ordered) <= n:
+        return tuple(ordered), 0
+    ranked = sorted(range(len(ordered)),
+                    key=lambda i: (-SEVERITY_RANK.get(ordered[i].severity, 0), i))
+    chosen = sorted(ranked[:n])
+    return tuple(ordered[i] for i in chosen), len(ordered) - n

@@ -22,6 +22,8 @@ class ModelReply(NamedTuple):
     failed: bool  # the model phase could not complete
     requests: int  # HTTP requests sent
     cached: bool = False
+    # (path, reason) of files the model did not see, e.g. "too large for the model budget"
+    not_reviewed: tuple[tuple[str, str], ...] = ()
 
 
 class ModelAdapter(Protocol):

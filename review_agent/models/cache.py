@@ -1,0 +1,60 @@
+"""Model replies cached under the user cache directory, keyed by what was asked of whom."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+VERSION = "v1"  # bump when the stored text changes meaning
+
+
+def cache_dir(explicit: str | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """`explicit`, else $XDG_CACHE_HOME/review-agent, else ~/.cache/review-agent."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "review-agent"
+
+
+def key(*parts: str) -> str:
+    """sha256 over the parts, each length-prefixed so no two splits collide."""
+    h = hashlib.sha256(VERSION.encode())
+    for part in parts:
+        data = part.encode("utf-8", "surrogateescape")
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _path(root: Path, k: str) -> Path:
+    return root / VERSION / k[:2] / f"{k}.json"
+
+
+def load(root: Path, k: str) -> str | None:
+    """The stored reply text, or None (missing or unreadable)."""
+    try:
+        return _path(root, k).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def store(root: Path, k: str, text: str) -> bool:
+    """Write atomically (temp file + rename); a failure is ignored and reported as False."""
+    target = _path(root, k)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
