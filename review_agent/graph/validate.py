@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ LIMIT_DEFAULTS = {"max_total_transitions": 50, "max_state_visits": 5}
 
 Error = dict[str, Any]
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_C_NESTING = 200  # libyaml measured fine at 20,000 levels; stay far below
 
 
 def validate_text(text: str, known: Collection[str], source: str = "") -> dict[str, Any]:
@@ -72,6 +74,11 @@ def _report(schema: list[Error], structural: list[Error] | None, ir: list[Error]
     return {"overall": "fail" if failed else "pass", "stages": stages, "warnings": warnings}
 
 
+def _show(value: Any) -> str:
+    """A short repr of a user's value: messages stay one readable line."""
+    return reprlib.repr(value)
+
+
 def _err(code: str, message: str, **extra: Any) -> Error:
     return {"code": code, "message": message.replace("\n", " "),
             **{k: v for k, v in extra.items() if v is not None}}
@@ -91,20 +98,38 @@ class _Lines:
         return found[index] if index < len(found) else None
 
 
+def _nesting_bound(text: str) -> int:
+    """A cheap upper bound of how deeply the YAML text can nest."""
+    block = max((2 * (len(ln) - len(ln.lstrip(" "))) + ln.count("- ") + ln.count("? ")
+                 + ln.count(": ") for ln in text.split("\n")), default=0)
+    return text.count("[") + text.count("{") + block + 1
+
+
 def _parse(text: str) -> tuple[Any, _Lines, list[Error]]:
     lines = _Lines()
-    loader = _LOADER(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: no YAML reader accepts it
+        line = text.count("\n", 0, exc.start) + 1
+        return None, lines, [_err("SCHEMA_INVALID", f"not valid Unicode text at line {line}",
+                                  line=line)]
+    # libyaml recurses in C and crashes the interpreter on very deep nesting; the Python
+    # loader raises RecursionError instead. Real graphs nest a handful of levels.
+    deep = _nesting_bound(text) > MAX_C_NESTING
+    loader = yaml.SafeLoader(text) if deep else _LOADER(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         return None, lines, [_yaml_error(exc, text)]
+    except RecursionError:
+        return None, lines, [_err("SCHEMA_INVALID", "the YAML is nested too deeply")]
     finally:
         loader.dispose()
     errors: list[Error] = []
     if isinstance(node, yaml.MappingNode):
         _collect_lines(node, lines)
-        _duplicate_keys(node, errors, set())
+        _duplicate_keys(node, errors)
     return data, lines, errors
 
 
@@ -127,24 +152,29 @@ def _collect_lines(root: yaml.MappingNode, lines: _Lines) -> None:
             lines.items[key.value] = [item.start_mark.line + 1 for item in value.value]
 
 
-def _duplicate_keys(node: yaml.Node, errors: list[Error], seen: set[int]) -> None:
+def _duplicate_keys(root: yaml.Node, errors: list[Error]) -> None:
     # PyYAML keeps the last of two equal keys silently; a graph author meant one of them.
-    if id(node) in seen:  # aliases can make the node graph recursive
-        return
-    seen.add(id(node))
-    if isinstance(node, yaml.MappingNode):
+    seen: set[int] = set()  # aliases can make the node graph recursive
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+        if not isinstance(node, yaml.MappingNode):
+            continue
         keys: set[str] = set()
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
                 if key.value in keys:
                     line = key.start_mark.line + 1
                     errors.append(_err("SCHEMA_INVALID",
-                                       f"duplicate key {key.value!r} at line {line}", line=line))
+                                       f"duplicate key {_show(key.value)} at line {line}",
+                                       line=line))
                 keys.add(key.value)
-            _duplicate_keys(value, errors, seen)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _duplicate_keys(item, errors, seen)
+            todo.append(value)
 
 
 # ---- stage 1: schema --------------------------------------------------------------------------
@@ -159,8 +189,8 @@ def _nonempty_str(v: Any) -> bool:
 
 def _unknown_keys(item: Mapping[Any, Any], allowed: tuple[str, ...], where: str,
                   line: int | None) -> list[Error]:
-    return [_err("SCHEMA_INVALID", f"{where}: unknown key {k!r} (allowed: {', '.join(allowed)})",
-                 line=line)
+    return [_err("SCHEMA_INVALID",
+                 f"{where}: unknown key {_show(k)} (allowed: {', '.join(allowed)})", line=line)
             for k in item if k not in allowed]
 
 
@@ -178,7 +208,8 @@ def _schema(data: Any, lines: _Lines) -> list[Error]:
     if "version" in data:
         version = data["version"]
         if not _is_int(version):
-            errors.append(_err("SCHEMA_INVALID", f"'version' must be an integer, not {version!r}",
+            errors.append(_err("SCHEMA_INVALID",
+                               f"'version' must be an integer, not {_show(version)}",
                                line=lines.top.get("version")))
         elif version not in SUPPORTED_VERSIONS:
             errors.append(_err("UNSUPPORTED_VERSION", f"version {version} is not supported "
@@ -216,7 +247,7 @@ def _schema_defaults(defaults: Any, line: int | None) -> list[Error]:
         if key in defaults and not _is_int(value) and not (key == "max_iterations"
                                                            and value is None):
             errors.append(_err("SCHEMA_INVALID", f"defaults.{key} must be an integer, "
-                               f"not {value!r}", line=line))
+                               f"not {_show(value)}", line=line))
     return errors
 
 
@@ -249,7 +280,7 @@ def _schema_node(node: dict[Any, Any], where: str, line: int | None) -> list[Err
                            line=line))
     if "kind" in node and node["kind"] not in KINDS:
         errors.append(_err("SCHEMA_INVALID", f"{where}: 'kind' must be step or router, "
-                           f"not {node['kind']!r}", line=line))
+                           f"not {_show(node['kind'])}", line=line))
     values = node.get("route_values")
     if "route_values" in node and values is not None and (
             not isinstance(values, list) or not all(_nonempty_str(v) for v in values)):

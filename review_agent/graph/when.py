@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -31,7 +32,8 @@ TRUE = When("true", "", "", 0.0, "true")
 def parse_when(text: object) -> When:
     """Parse one condition; raise ValueError naming the allowed forms when it is not one."""
     if not isinstance(text, str):
-        raise ValueError(f"when must be a quoted string, not {type(text).__name__} {text!r}")
+        raise ValueError(f"when must be a quoted string, not {type(text).__name__} "
+                         f"{reprlib.repr(text)}")
     stripped = text.strip()
     if stripped == "true":
         return TRUE._replace(text=text)
@@ -46,7 +48,7 @@ def parse_when(text: object) -> When:
         number = float(score.group(2))
         if math.isfinite(number):
             return When("score", score.group(1), score.group(2), number, text)
-    raise ValueError(f"when {text!r} is not one of: " + ", ".join(FORMS))
+    raise ValueError(f"when {reprlib.repr(text)} is not one of: " + ", ".join(FORMS))
 
 
 def matches(when: When, state: Mapping[str, Any]) -> bool:
