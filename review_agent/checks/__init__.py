@@ -1,1 +1,8 @@
+"""The builtin deterministic review rules over added lines and the shape of a change."""
+
 from __future__ import annotations
+
+from review_agent.checks.base import Rule
+from review_agent.checks.runner import RULES, is_disabled, run_checks
+
+__all__ = ["RULES", "Rule", "is_disabled", "run_checks"]

@@ -1,0 +1,71 @@
+"""The records every check family shares: a rule, an added line's views, a file's facts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from review_agent.records import FileChange, Finding
+
+
+class Rule(NamedTuple):
+    id: str  # kebab-case, what `disable` names
+    severity: str  # error | warning | info
+    summary: str  # one line: what it catches and why it matters
+
+
+class FileInfo(NamedTuple):
+    """What the checks know about one changed file."""
+
+    change: FileChange
+    language: str
+    is_test: bool
+    is_script: bool
+    skipped: bool  # vendored, generated, minified, lock file or excluded: markers only
+    code_added: int = 0  # added lines that hold code (not blank, not only a comment)
+
+
+class Line(NamedTuple):
+    """One added line seen three ways, with the new-side lines that follow it."""
+
+    no: int  # new-side line number
+    raw: str  # the text without a trailing "\r"
+    code: str  # string contents and comments removed
+    comment: str  # comment text only
+    following: Sequence[str]  # new-side texts after this line in its hunk
+
+    def after(self, n: int = 3) -> list[str]:
+        return [t.rstrip("\r") for t in self.following[:n]]
+
+
+# a check returns a message (its rule's summary when "") or None
+LineFn = Callable[[FileInfo, Line], "str | None"]
+
+
+class LineCheck(NamedTuple):
+    rule: Rule
+    needles: tuple[str, ...]  # at least one must be in the raw line for `check` to run
+    languages: frozenset[str] | None  # None: every language
+    check: LineFn
+
+
+def pattern_check(pattern: str, view: str = "code", flags: int = 0) -> LineFn:
+    """A check that fires when a regex matches one view (raw, code, comment) of the line."""
+    rx = re.compile(pattern, flags)
+
+    def check(info: FileInfo, line: Line) -> str | None:
+        return "" if rx.search(getattr(line, view)) else None
+
+    return check
+
+
+def finding(rule: Rule, path: str, line: int, message: str = "") -> Finding:
+    return Finding(path=path, line=line, end_line=line, severity=rule.severity, rule=rule.id,
+                   message=message or rule.summary, source="builtin")
+
+
+def first_line(fc: FileChange) -> int:
+    """Where a file-level finding points: the first added line, else line 1."""
+    added = fc.added_lines
+    return added[0][0] if added else 1

@@ -1,0 +1,94 @@
+"""Leftover debugging: breakpoints, debug prints, console.log, dbg!, var_dump."""
+
+from __future__ import annotations
+
+import re
+
+from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
+from review_agent.checks.paths import JS_FAMILY
+
+DEBUGGER = Rule("debugger", "warning",
+                "debugger statement left in added code: it stops the program (and hangs CI) "
+                "when reached")
+DEBUG_PRINT = Rule("debug-print", "warning", "print() left in added code")
+CONSOLE_LOG = Rule("console-log", "warning",
+                   "console.log() left in added code: debugging output ships to every user's "
+                   "console")
+DBG_MACRO = Rule("dbg-macro", "warning",
+                 "dbg!() left in added code: it prints to stderr in release builds too")
+VAR_DUMP = Rule("var-dump", "warning",
+                "var_dump() left in added code: it writes internals into the page")
+RULES = (DEBUGGER, DEBUG_PRINT, CONSOLE_LOG, DBG_MACRO, VAR_DUMP)
+
+_PY_DEBUGGER = re.compile(
+    r"(?<![\w.])(?P<bp>breakpoint)\(\s*\)"
+    r"|\b(?P<mod>i?pdb|pudb|pdbpp|remote_pdb|web_pdb|celery\.contrib\.rdb)\s*\.\s*"
+    r"(set_trace|post_mortem|pm)\("
+    r"|^\s*(from\s+(?P<from>i?pdb|pudb)\s+import\s+set_trace|import\s+(?P<imp>i?pdb|pudb)\b)")
+_JS_DEBUGGER = re.compile(r"(^|[;{}]|\))\s*debugger\s*(;|$|\})")
+_RUBY_DEBUGGER = re.compile(r"\bbinding\s*\.\s*(pry|irb)\b|(^|;)\s*(byebug|debugger)\s*(;|$)")
+_PY_PRINT = re.compile(r"(?<![\w.])p?print\(")
+_PRINT_TO_FILE = re.compile(r"\bfile\s*=")
+
+
+def _py_debugger(info: FileInfo, line: Line) -> str | None:
+    m = _PY_DEBUGGER.search(line.code)
+    if m is None:
+        return None
+    if m.group("bp"):
+        what = "breakpoint()"
+    elif m.group("mod"):
+        what = f"{m.group('mod')}.{m.group(3)}()"
+    else:
+        what = f"import of {m.group('from') or m.group('imp')}"
+    return f"{what} left in added code: it stops the program (and hangs CI) when reached"
+
+
+def _debug_print(info: FileInfo, line: Line) -> str | None:
+    # library code only: tests, scripts, CLIs and examples print on purpose
+    if info.is_test or info.is_script:
+        return None
+    if not _PY_PRINT.search(line.code) or _PRINT_TO_FILE.search(line.code):
+        return None
+    return ""
+
+
+_CONSOLE = re.compile(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")
+
+
+def _console_log(info: FileInfo, line: Line) -> str | None:
+    if info.is_test or info.is_script:
+        return None
+    m = _CONSOLE.search(line.code)
+    if m is None:
+        return None
+    return (f"console.{m.group(1)}() left in added code: debugging output ships to every "
+            "user's console")
+
+
+_VAR_DUMP = re.compile(r"(?<![\w>$:])(var_dump|print_r)\s*\((?P<args>.*)")
+
+
+def _var_dump(info: FileInfo, line: Line) -> str | None:
+    m = _VAR_DUMP.search(line.code)
+    if m is None:
+        return None
+    if m.group(1) == "print_r" and re.search(r",\s*true\s*\)", m.group("args"), re.I):
+        return None  # print_r($x, true) returns a string: not output
+    return f"{m.group(1)}() left in added code: it writes internals into the page"
+
+
+_PY = frozenset({"python"})
+CHECKS = (
+    LineCheck(DEBUGGER, ("breakpoint", "set_trace", "pdb", "pudb", "post_mortem"), _PY,
+              _py_debugger),
+    LineCheck(DEBUGGER, ("debugger",), JS_FAMILY, pattern_check(_JS_DEBUGGER.pattern)),
+    LineCheck(DEBUGGER, ("binding", "byebug", "debugger"), frozenset({"ruby"}),
+              pattern_check(_RUBY_DEBUGGER.pattern)),
+    LineCheck(DEBUGGER, ("xdebug_break",), frozenset({"php"}),
+              pattern_check(r"\bxdebug_break\s*\(")),
+    LineCheck(DEBUG_PRINT, ("print(",), _PY, _debug_print),
+    LineCheck(CONSOLE_LOG, ("console",), JS_FAMILY, _console_log),
+    LineCheck(DBG_MACRO, ("dbg!",), frozenset({"rust"}), pattern_check(r"(?<![\w:])dbg!\s*\(")),
+    LineCheck(VAR_DUMP, ("var_dump", "print_r"), frozenset({"php"}), _var_dump),
+)

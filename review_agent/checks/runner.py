@@ -1,0 +1,140 @@
+"""Run every enabled rule over a change: line rules on added lines, then shape rules."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+
+from review_agent.checks import (
+    conflicts,
+    debugging,
+    exceptions,
+    security,
+    shape,
+    suppressions,
+    testing,
+)
+from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, finding
+from review_agent.checks.lexer import split_line, syntax_for
+from review_agent.checks.paths import (
+    is_generated_name,
+    is_generated_text,
+    is_lock_file,
+    is_minified_name,
+    is_script_path,
+    is_test_path,
+    is_vendored,
+    language_of,
+    matches_any,
+)
+from review_agent.config import Options
+from review_agent.records import Change, FileChange, Finding
+
+_FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
+LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)
+RULES: dict[str, Rule] = {r.id: r for fam in (*_FAMILIES, shape) for r in fam.RULES}
+_ALWAYS = frozenset({conflicts.CONFLICT.id})  # still checked in skipped files
+_FOLLOWING = 3  # new-side lines a check may look ahead (wrapped calls, `except:` + `pass`)
+
+
+def is_disabled(rule_id: str, disable: tuple[str, ...]) -> bool:
+    """`disable` names the rule, a prefix ending in "/", or "builtin" for every rule here."""
+    return any(d == rule_id or d in ("builtin", "builtin/")
+               or (d.endswith("/") and rule_id.startswith(d)) for d in disable)
+
+
+class _Plan:
+    __slots__ = ("checks", "prefilter")
+
+    def __init__(self, checks: tuple[LineCheck, ...]) -> None:
+        self.checks = checks
+        needles = sorted({n for c in checks for n in c.needles}, key=len, reverse=True)
+        # one C-level search decides whether a line needs any rule at all
+        self.prefilter = re.compile("|".join(map(re.escape, needles))) if needles else None
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(language: str, skipped: bool, disable: tuple[str, ...]) -> _Plan:
+    return _Plan(tuple(
+        c for c in LINE_CHECKS
+        if (c.languages is None or language in c.languages)
+        and (not skipped or c.rule.id in _ALWAYS)
+        and not is_disabled(c.rule.id, disable)))
+
+
+def file_info(fc: FileChange, options: Options) -> FileInfo:
+    path = fc.path
+    head = "\n".join(text for no, text in fc.added_lines[:5] if no <= 5)
+    skipped = (is_vendored(path) or is_lock_file(path) or is_generated_name(path)
+               or is_minified_name(path) or matches_any(path, options.exclude)
+               or is_generated_text(head))
+    return FileInfo(fc, language_of(path), is_test_path(path), is_script_path(path), skipped)
+
+
+def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
+    """Findings on a file's added lines, and how many added lines hold code."""
+    fc = info.change
+    if fc.binary or fc.is_submodule or fc.is_symlink or fc.status == "D":
+        return [], 0
+    syn = syntax_for(info.language)
+    pre = plan.prefilter
+    out: list[Finding] = []
+    markers: list[tuple[Finding, str]] = []
+    code_added = 0
+    for hunk in fc.hunks:
+        state = ""
+        new_side = [ln for ln in hunk.lines if ln.kind != "-"]
+        texts = [ln.text for ln in new_side]
+        for idx, ln in enumerate(new_side):
+            text = ln.text[:-1] if ln.text.endswith("\r") else ln.text
+            if syn is None:
+                code, comment = text, ""
+            else:
+                code, comment, state = split_line(text, syn, state)
+            if ln.kind != "+" or ln.new_no is None:
+                continue
+            if code.strip():
+                code_added += 1
+            if pre is None or pre.search(text) is None:
+                continue
+            line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING])
+            fired: set[str] = set()
+            for check in plan.checks:
+                if check.rule.id in fired or not any(n in text for n in check.needles):
+                    continue
+                message = check.check(info, line)
+                if message is None:
+                    continue
+                fired.add(check.rule.id)
+                found = finding(check.rule, fc.path, ln.new_no, message)
+                if check.rule is conflicts.CONFLICT:
+                    markers.append((found, text[0]))
+                else:
+                    out.append(found)
+    return out + conflicts.collapse(markers), code_added
+
+
+def run_checks(change: Change, options: Options, *, has_tests: bool | None = None,
+               blobs: Mapping[str, bytes | None] | None = None) -> list[Finding]:
+    """The builtin findings of a change, sorted by path and line.
+
+    `has_tests` says whether the repository has tests at all (the untested-change rule
+    stays quiet when unknown); `blobs` (new-side sha -> bytes) gives exact sizes.
+    """
+    disable = tuple(options.disable)
+    infos: list[FileInfo] = []
+    out: list[Finding] = []
+    for fc in change.files:
+        info = file_info(fc, options)
+        found, code_added = line_findings(info, _plan(info.language, info.skipped, disable))
+        out.extend(found)
+        infos.append(info._replace(code_added=code_added))
+    shaped: list[Finding] = []
+    shaped += shape.tests_deleted(infos)
+    shaped += shape.untested_change(infos, has_tests)
+    shaped += shape.lock_without_manifest(fc for fc in change.files)
+    shaped += shape.blobs_and_size(change.files, blobs)
+    out.extend(f for f in shaped if not is_disabled(f.rule, disable))
+    out.sort(key=lambda f: (f.path, f.line, f.rule))
+    return out

@@ -1,0 +1,127 @@
+"""Risky calls: eval/exec, shell commands, unsafe deserialisation, TLS off, SQL by hand."""
+
+from __future__ import annotations
+
+import re
+
+from review_agent.checks.base import FileInfo, Line, LineCheck, LineFn, Rule
+from review_agent.checks.paths import JS_FAMILY
+
+EVAL_EXEC = Rule("eval-exec", "warning",
+                 "eval/exec of a string runs arbitrary code if any part of it comes from input")
+SHELL_TRUE = Rule("shell-true", "warning",
+                  "subprocess with shell=True passes the command through the shell: "
+                  "injection if any part is user-controlled; pass a list of arguments")
+OS_SYSTEM = Rule("os-system", "warning",
+                 "os.system/os.popen run a shell command line: injection-prone and the exit "
+                 "status is easy to ignore; use subprocess.run with a list")
+PICKLE = Rule("pickle-load", "warning",
+              "unpickling runs arbitrary code from the data: never load pickles from an "
+              "untrusted source")
+YAML_LOAD = Rule("yaml-load", "warning",
+                 "yaml.load without a safe loader can build arbitrary Python objects: use "
+                 "yaml.safe_load or Loader=yaml.SafeLoader")
+TLS_OFF = Rule("tls-verify-off", "warning",
+               "TLS certificate verification turned off: the connection can be intercepted")
+SQL = Rule("sql-injection", "error",
+           "SQL built by string formatting: injection risk; pass values as query parameters")
+RULES = (EVAL_EXEC, SHELL_TRUE, OS_SYSTEM, PICKLE, YAML_LOAD, TLS_OFF, SQL)
+
+
+def _not_in_tests(rx: str, view: str = "code") -> LineFn:
+    pattern = re.compile(rx)
+
+    def check(info: FileInfo, line: Line) -> str | None:
+        # tests legitimately eval, shell out and skip verification against local servers
+        if info.is_test or not pattern.search(getattr(line, view)):
+            return None
+        return ""
+
+    return check
+
+
+_PY_EVAL = re.compile(r"(?<![\w.])(eval|exec)\s*\(")
+
+
+def _py_eval(info: FileInfo, line: Line) -> str | None:
+    if info.is_test:
+        return None
+    m = _PY_EVAL.search(line.code)
+    if m is None:
+        return None
+    return (f"{m.group(1)}() runs arbitrary code if any part of its argument comes from input; "
+            "ast.literal_eval, json or a lookup table usually does the job")
+
+
+_YAML = re.compile(r"\byaml\s*\.\s*(load|load_all|unsafe_load|unsafe_load_all)\s*\(")
+_SAFE_LOADER = re.compile(r"\b(C?SafeLoader|BaseLoader|CBaseLoader)\b")
+
+
+def _yaml_load(info: FileInfo, line: Line) -> str | None:
+    m = _YAML.search(line.code)
+    if m is None:
+        return None
+    if m.group(1).startswith("unsafe"):
+        return ""
+    # the Loader argument often sits on the next line of a wrapped call
+    window = " ".join([line.raw[m.start():], *line.after(2)])
+    call = window[: window.find(")") + 1] if ")" in window else window
+    return None if _SAFE_LOADER.search(call) else ""
+
+
+_SQL_WORDS = (r"(SELECT\b[^\"']*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
+              r"|DROP\s+TABLE|ALTER\s+TABLE|TRUNCATE\s+TABLE|CREATE\s+TABLE)")
+# cursor.execute(f"..."), .execute("..." % x), .execute("...".format(x)), .execute("..." + x)
+_SQL_CALL = re.compile(
+    r"\.\s*(execute|executemany|executescript|raw|query|exec_driver_sql|prepare)\s*\(\s*"
+    r"(?P<q>[fF][rR]?|[rR][fF])?(?P<s>\"\"\"|'''|\"|')(?P<body>.*?)(?P=s)"
+    r"\s*(?P<op>%\s*[\w(\[]|\+\s*[\w(]|\.\s*format\s*\()?")
+_SQL_TEMPLATE = re.compile(r"\.\s*(query|execute|raw|run|all|get|prepare)\s*\(\s*`(?P<body>[^`]*)`")
+# a query assembled on its own line: sql = f"SELECT ... {x}"
+_SQL_FSTRING = re.compile(r"(?<![\w])[fF][rR]?(\"|')[^\"']*" + _SQL_WORDS + r"[^\"']*\{")
+
+
+def _sql(info: FileInfo, line: Line) -> str | None:
+    if info.is_test:
+        return None
+    raw = line.raw
+    m = _SQL_CALL.search(raw)
+    if m is not None and re.search(_SQL_WORDS, m.group("body"), re.I):
+        if (m.group("q") and "{" in m.group("body")) or m.group("op"):
+            return ""
+    t = _SQL_TEMPLATE.search(raw)
+    if t is not None and "${" in t.group("body") and re.search(_SQL_WORDS, t.group("body"),
+                                                                re.I):
+        return ""
+    if info.language == "python" and _SQL_FSTRING.search(raw):
+        return ""
+    return None
+
+
+_PY = frozenset({"python"})
+_TLS_PATTERNS = (r"\bverify\s*=\s*False\b|\bssl\s*\.\s*_create_unverified_context\b"
+                 r"|\bcert_reqs\s*=\s*(ssl\s*\.\s*)?CERT_NONE\b|\bcheck_hostname\s*=\s*False\b")
+CHECKS = (
+    LineCheck(EVAL_EXEC, ("eval", "exec"), _PY, _py_eval),
+    LineCheck(EVAL_EXEC, ("eval", "Function"), JS_FAMILY,
+              _not_in_tests(r"(?<![\w$.])eval\s*\(|\bnew\s+Function\s*\(")),
+    LineCheck(EVAL_EXEC, ("eval",), frozenset({"ruby", "php"}),
+              _not_in_tests(r"(?<![\w$.>:])eval\s*\(")),
+    LineCheck(SHELL_TRUE, ("shell",), _PY, _not_in_tests(r"\bshell\s*=\s*True\b")),
+    LineCheck(OS_SYSTEM, ("system", "popen"), _PY,
+              _not_in_tests(r"\bos\s*\.\s*(system|popen)\s*\(")),
+    LineCheck(PICKLE, ("pickle", "dill", "marshal", "shelve"), _PY,
+              _not_in_tests(r"\b(c?[pP]ickle|dill|cloudpickle|marshal|_pickle)\s*\.\s*"
+                            r"(loads?|Unpickler)\s*\(")),
+    LineCheck(YAML_LOAD, ("yaml",), _PY, _yaml_load),
+    LineCheck(TLS_OFF, ("verify", "unverified", "CERT_NONE", "check_hostname"), _PY,
+              _not_in_tests(_TLS_PATTERNS)),
+    LineCheck(TLS_OFF, ("rejectUnauthorized", "NODE_TLS_REJECT_UNAUTHORIZED"), JS_FAMILY,
+              _not_in_tests(r"\brejectUnauthorized\s*:\s*false\b"
+                            r"|NODE_TLS_REJECT_UNAUTHORIZED\b.*=\s*(\"|')?0", "raw")),
+    LineCheck(TLS_OFF, ("InsecureSkipVerify",), frozenset({"go"}),
+              _not_in_tests(r"\bInsecureSkipVerify\s*:\s*true\b")),
+    LineCheck(SQL, ("execute", "query", "raw", "SELECT", "INSERT", "UPDATE", "DELETE",
+                    "prepare"), _PY | JS_FAMILY | frozenset({"php", "ruby", "java"}),
+              _sql),
+)

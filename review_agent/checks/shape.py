@@ -1,0 +1,158 @@
+"""Rules about the shape of a change: deleted tests, untested source, lock files, big blobs."""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+
+from review_agent.checks.base import FileInfo, Rule, finding, first_line
+from review_agent.checks.paths import LOCK_MANIFESTS, SOURCE, is_test_file_name
+from review_agent.records import FileChange, Finding
+
+TESTS_DELETED = Rule("tests-deleted", "warning",
+                     "tests deleted: the behaviour they guarded is no longer checked; make sure "
+                     "that is intended")
+UNTESTED = Rule("untested-change", "info",
+                "source changed but no test was touched: add or update a test that covers it")
+LOCK = Rule("lock-without-manifest", "info",
+            "lock file changed without its manifest: pinned dependencies moved with no "
+            "declared change; check the update is intended")
+LARGE = Rule("large-file", "warning",
+             "large file added: it bloats every clone for good; use Git LFS or keep it out "
+             "of the repository")
+BINARY = Rule("binary-file", "info",
+              "binary file added: it cannot be reviewed as text; check it is not a build "
+              "artifact")
+RULES = (TESTS_DELETED, UNTESTED, LOCK, LARGE, BINARY)
+
+LARGE_BYTES = 1_000_000
+UNTESTED_MIN_LINES = 5  # fewer added code lines than this is a tweak, not new behaviour
+_ADDS = frozenset({"A", "C"})
+_ASSETS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".bmp", ".avif",
+                     ".woff", ".woff2", ".ttf", ".otf", ".eot", ".pdf", ".mp3", ".wav", ".ogg"})
+_ARTIFACTS = frozenset({".pyc", ".pyo", ".o", ".obj", ".a", ".so", ".dylib", ".dll", ".exe",
+                        ".class", ".jar", ".war", ".whl", ".egg", ".zip", ".tar", ".gz", ".tgz",
+                        ".bz2", ".xz", ".7z", ".rar", ".bin", ".dmg", ".iso", ".pkl", ".db",
+                        ".sqlite", ".sqlite3"})
+_TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\("
+                       r"|^\s*(?:it|test)\s*\(\s*(['\"`])(.+?)\2"
+                       r"|^func\s+(Test\w+)\s*\(")
+
+
+def _test_names(fc: FileChange, kind: str) -> list[tuple[str, int]]:
+    """(test name, nearest new-side line) for test definitions on `kind` lines."""
+    out: list[tuple[str, int]] = []
+    for hunk in fc.hunks:
+        next_new = hunk.new_start
+        last_new = max(1, hunk.new_start + hunk.new_len - 1)
+        for ln in hunk.lines:
+            if ln.new_no is not None:
+                next_new = ln.new_no + 1
+            if ln.kind != kind:
+                continue
+            m = _TEST_DEF.match(ln.text)
+            if m is not None:
+                name = m.group(1) or m.group(3) or m.group(4)
+                anchor = ln.new_no if ln.new_no is not None else min(next_new, last_new)
+                out.append((name, max(1, anchor)))
+    return out
+
+
+def tests_deleted(infos: Iterable[FileInfo]) -> list[Finding]:
+    infos = [i for i in infos if i.is_test]
+    added = {name for i in infos for name, _ in _test_names(i.change, "+")}
+    out: list[Finding] = []
+    for info in infos:
+        fc = info.change
+        removed = [(n, line) for n, line in _test_names(fc, "-") if n not in added]
+        if fc.status == "D":
+            gone = _test_names(fc, "-")
+            # moved tests are not lost; a deleted helper or fixture is not a test
+            if removed or (not gone and is_test_file_name(fc.path)):
+                out.append(finding(TESTS_DELETED, fc.path, 1,
+                                   "test file deleted: the behaviour it guarded is no longer "
+                                   "checked; make sure that is intended"))
+        elif removed:
+            names = ", ".join(n for n, _ in removed[:3]) + (", …" if len(removed) > 3 else "")
+            many = len(removed) > 1
+            count = f"{len(removed)} tests" if many else "1 test"
+            out.append(finding(TESTS_DELETED, fc.path, removed[0][1],
+                               f"{count} removed ({names}): the behaviour "
+                               f"{'they' if many else 'it'} guarded is no longer checked; make "
+                               "sure that is intended"))
+    return out
+
+
+def untested_change(infos: list[FileInfo], has_tests: bool | None) -> list[Finding]:
+    """Once per change, on the first changed source file, when no test file is touched."""
+    if not has_tests or any(i.is_test for i in infos):
+        return []
+    source = [i for i in infos
+              if i.language in SOURCE and not (i.is_script or i.skipped)
+              and i.change.status in ("A", "M", "R", "C") and i.code_added > 0]
+    total = sum(i.code_added for i in source)
+    if total < UNTESTED_MIN_LINES:
+        return []
+    first = source[0].change
+    files = f"{len(source)} file{'s' if len(source) > 1 else ''}"
+    return [finding(UNTESTED, first.path, first_line(first),
+                    f"source changed ({total} added lines in {files}) but no test was "
+                    "touched: add or update a test that covers it")]
+
+
+def lock_without_manifest(changes: Iterable[FileChange]) -> list[Finding]:
+    changes = list(changes)
+    out: list[Finding] = []
+    for fc in changes:
+        name = posixpath.basename(fc.path)
+        manifests = LOCK_MANIFESTS.get(name)
+        if manifests is None or fc.status == "D":
+            continue
+        home = posixpath.dirname(fc.path)
+        # a workspace lock at the root also covers manifests of member packages below it
+        declared = any(
+            any(fnmatch.fnmatchcase(posixpath.basename(other.path), m) for m in manifests)
+            and _inside(posixpath.dirname(other.path), home)
+            for other in changes)
+        if not declared:
+            out.append(finding(LOCK, fc.path, 1,
+                               f"{name} changed without {' or '.join(manifests)}: pinned "
+                               "dependencies moved with no declared change; check the update "
+                               "is intended"))
+    return out
+
+
+def _inside(path_dir: str, home: str) -> bool:
+    return home == "" or path_dir == home or path_dir.startswith(home + "/")
+
+
+def blobs_and_size(changes: Iterable[FileChange], blobs: Mapping[str, bytes | None] | None
+                   ) -> list[Finding]:
+    out: list[Finding] = []
+    for fc in changes:
+        if fc.status not in _ADDS or fc.is_submodule or fc.is_symlink:
+            continue
+        size = _size(fc, blobs)
+        ext = posixpath.splitext(fc.path)[1].lower()
+        if size is not None and size > LARGE_BYTES:
+            out.append(finding(LARGE, fc.path, first_line(fc),
+                               f"large file added ({size / 1e6:.1f} MB): it bloats every clone "
+                               "for good; use Git LFS or keep it out of the repository"))
+        elif fc.binary and ext in _ARTIFACTS:
+            out.append(finding(BINARY, fc.path, 1,
+                               f"build artifact or archive ({ext}) added: generated binaries "
+                               "belong in .gitignore or a release, not in the repository"))
+        elif fc.binary and ext not in _ASSETS:
+            out.append(finding(BINARY, fc.path, 1))
+    return out
+
+
+def _size(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> int | None:
+    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    if blob is not None:
+        return len(blob)
+    if fc.binary:
+        return None
+    return sum(len(text.encode("utf-8", "surrogateescape")) + 1 for _, text in fc.added_lines)
