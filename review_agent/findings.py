@@ -76,7 +76,9 @@ def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str]
     """Merge duplicates, give each a unique stable fingerprint, sort by path then line."""
     texts = line_texts or {}
     by_place: dict[tuple[str, int], list[Finding]] = {}
-    for f in findings:
+    # deterministic findings first: a model finding then folds into one of them, and an
+    # entry never changes its rule or wording, so one pass leaves no duplicates behind
+    for f in sorted(findings, key=lambda f: (f.source == "model", *sort_key(f), f.message)):
         group = by_place.setdefault((f.path, f.line), [])
         for i, g in enumerate(group):
             if same(g, f):

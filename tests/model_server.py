@@ -1,0 +1,150 @@
+"""A small OpenAI-compatible Chat Completions responder on 127.0.0.1 for tests and benchmarks.
+
+Each request is answered by the next scripted Reply (then by `responder` when set, else
+by `default`) and recorded: path, headers and the raw JSON body.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, NamedTuple
+
+
+class Reply(NamedTuple):
+    kind: str  # content | body | status | close | hang
+    content: str = ""  # the assistant message (content), or the raw body (body, status)
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def findings(*items: dict[str, Any]) -> Reply:
+    """A well-formed reply carrying {"findings": items}."""
+    return Reply("content", json.dumps({"findings": list(items)}))
+
+
+def content(text: str) -> Reply:
+    """A 200 completion whose assistant message is `text`."""
+    return Reply("content", text)
+
+
+def raw_body(body: str) -> Reply:
+    """A 200 response whose whole body is `body` (not a completion envelope)."""
+    return Reply("body", body)
+
+
+def status(code: int, *headers: tuple[str, str], body: str = "") -> Reply:
+    return Reply("status", body, code, headers)
+
+
+CLOSE = Reply("close")  # read the request, then close the connection without a response
+HANG = Reply("hang")  # read the request, never answer (until the server stops)
+EMPTY = findings()
+
+
+class Recorded(NamedTuple):
+    path: str
+    headers: dict[str, str]  # lower-cased names
+    raw: bytes
+
+    @property
+    def body(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.raw)
+        return data
+
+    @property
+    def system(self) -> str:
+        return str(self.body["messages"][0]["content"])
+
+    @property
+    def user(self) -> str:
+        return str(self.body["messages"][1]["content"])
+
+
+def completion(text: str) -> bytes:
+    return json.dumps({
+        "id": "chatcmpl-test", "object": "chat.completion", "model": "test",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}],
+    }).encode()
+
+
+class ModelServer:
+    """`with ModelServer(reply, ...) as srv:`; srv.base_url ends in /v1."""
+
+    def __init__(self, *script: Reply, default: Reply = EMPTY,
+                 responder: Callable[[Recorded], Reply] | None = None) -> None:
+        self.script: deque[Reply] = deque(script)
+        self.default = default
+        self.responder = responder
+        self.requests: list[Recorded] = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> ModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self, rec: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(rec)
+            if self.script:
+                return self.script.popleft()
+        if self.responder is not None:
+            return self.responder(rec)
+        return self.default
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                rec = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+                reply = server._next(rec)
+                if reply.kind in ("hang", "close"):
+                    if reply.kind == "hang":
+                        server.stopping.wait()
+                    self.close_connection = True
+                    return
+                if reply.kind == "content":
+                    self._send(200, completion(reply.content), reply.headers)
+                else:
+                    self._send(reply.status, reply.content.encode(), reply.headers)
+
+            def _send(self, code: int, body: bytes, headers: tuple[tuple[str, str], ...]
+                      ) -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+        return Handler
