@@ -10,6 +10,7 @@ commit them, so a review has nothing to say about their content.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from review_agent.errors import ReviewAgentError
@@ -132,14 +133,22 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
     return Hunk(old_start, old_len, new_start, new_len, section, tuple(out)), i
 
 
-def split_sections(patch: bytes) -> list[_Section]:
-    """The `diff --git` sections of a patch, in order, with their hunks."""
+def split_sections(patch: bytes, unmerged: Sequence[str] = ()) -> list[_Section]:
+    """The `diff --git` sections of a patch, in order, with their hunks.
+
+    `unmerged` are the U paths in order: git prints each as `* Unmerged path <path>`
+    with the path unquoted, so a newline in it spans lines.
+    """
     lines = patch.split(b"\n")
     sections: list[_Section] = []
+    pending = list(unmerged)
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
-        if line.startswith(b"* Unmerged path ") or line == b"":
+        if line.startswith(b"* Unmerged path "):
+            i += 1 + (pending.pop(0).count("\n") if pending else 0)
+            continue
+        if line == b"":
             i += 1
             continue
         if not line.startswith(b"diff --git "):
@@ -168,7 +177,7 @@ def parse(raw_patch: bytes, numstat: bytes = b"") -> tuple[FileChange, ...]:
         stats += split_header(numstat)[1]
     if len(stats) != len(raws):
         raise _bad(f"{len(raws)} raw records but {len(stats)} numstat records")
-    sections = split_sections(patch)
+    sections = split_sections(patch, [r.path for r in raws if r.status == "U"])
     out: list[FileChange] = []
     k = 0
     for raw, stat in zip(raws, stats, strict=True):

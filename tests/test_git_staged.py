@@ -340,15 +340,18 @@ def test_detached_head(repo_with_commit: Repo) -> None:
     assert marks(by_path(change)["d.txt"]) == [2]
 
 
-def test_merge_in_progress_skips_unmerged_paths(repo_with_commit: Repo) -> None:
+@pytest.mark.parametrize("conflicted", ["src/app.py", "new\nline\n* Unmerged path x.py"])
+def test_merge_in_progress_skips_unmerged_paths(repo_with_commit: Repo, conflicted: str
+                                                ) -> None:
     repo = repo_with_commit
+    repo.commit("base", {conflicted: "base\n"})
     repo.git("checkout", "-q", "-b", "side")
-    repo.commit("side", {"src/app.py": "side\n", "clean.txt": "from side MARK\n"})
+    repo.commit("side", {conflicted: "side\n", "clean.txt": "from side MARK\n"})
     repo.git("checkout", "-q", "main")
-    repo.commit("main", {"src/app.py": "main\n"})
+    repo.commit("main", {conflicted: "main\n"})
     with pytest.raises(AssertionError):
-        repo.git("merge", "side")  # conflicts in src/app.py
-    assert "src/app.py" in repo.git("ls-files", "-u")
+        repo.git("merge", "side")  # conflicts in `conflicted`
+    assert repo.git("ls-files", "-u", "-z").count("\0") == 3
 
     files = staged(repo)
 
