@@ -27,6 +27,7 @@ HOSTILE_ENV = (
 DIFF_OPTIONS = (
     "-z", "--raw", "--numstat", "-p", "-M", "-U3", "--inter-hunk-context=0", "--full-index",
     "--no-abbrev", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
+    "--ignore-submodules=none",
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
 )
 

@@ -214,6 +214,45 @@ def test_submodule_gitlink_added(repo_with_commit: Repo, tmp_path: Path) -> None
     assert git.read_blobs(repo.path, [fc.new_sha], 10**6) == {sub_commit: None}
 
 
+def test_submodule_bump_is_seen_even_when_ignored_by_config(repo_with_commit: Repo) -> None:
+    repo = repo_with_commit
+    first = repo.git("rev-parse", "HEAD").strip()
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{first},sub")
+    repo.commit("gitmodules", {".gitmodules": '[submodule "sub"]\n\tpath = sub\n'
+                                              "\turl = ./sub\n\tignore = all\n"})
+    second = repo.git("rev-parse", "HEAD").strip()
+    repo.git("update-index", "--cacheinfo", f"160000,{second},sub")
+    repo.git("config", "diff.ignoreSubmodules", "all")
+
+    fc = staged(repo)["sub"]
+
+    assert (fc.status, fc.old_sha, fc.new_sha) == ("M", first, second)
+    assert [(ln.kind, ln.text) for h in fc.hunks for ln in h.lines] == [
+        ("-", f"Subproject commit {first}"), ("+", f"Subproject commit {second}")]
+
+
+def test_file_replaced_by_a_gitlink(repo_with_commit: Repo) -> None:
+    repo = repo_with_commit
+    commit = repo.git("rev-parse", "HEAD").strip()
+    repo.git("rm", "-q", "--cached", "README.md")
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{commit},README.md")
+
+    fc = staged(repo)["README.md"]
+
+    assert (fc.status, fc.old_mode, fc.new_mode) == ("T", "100644", "160000")
+    assert fc.added_lines == ((1, f"Subproject commit {commit}"),)
+
+
+def test_intent_to_add_is_an_empty_new_file(repo_with_commit: Repo) -> None:
+    repo = repo_with_commit
+    repo.write("later.txt", "not staged yet MARK\n")
+    repo.git("add", "-N", "later.txt")
+
+    fc = staged(repo)["later.txt"]
+
+    assert (fc.status, fc.hunks, fc.added) == ("A", (), 0)
+
+
 def test_crlf_lines_keep_their_cr(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     repo.stage({"win.txt": b"one\r\nMARK two\r\nthree\r\n"})
