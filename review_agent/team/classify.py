@@ -1,0 +1,148 @@
+"""Task classification: what kind of work a request asks for, and what it must not do."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from review_agent.team.state import REVIEW_TRIGGERS, TASK_FOR_ROLE
+
+
+class Classification(NamedTuple):
+    task_type: str | None  # None: the request names no kind of work
+    blocked: tuple[dict[str, str], ...]  # actions the request asks for that are refused
+    scores: dict[str, int]
+
+
+def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+_OBJ = r"(?:it|this|that|them|these|those|everything|all|the\s+\w+(?:\s+\w+)?|my\s+\w+|to\s+\w+)"
+
+# action -> (reason, patterns). Autonomous repository, deployment, credential and destructive
+# operations stay with humans; the team only proposes.
+BLOCKED: dict[str, tuple[str, tuple[re.Pattern[str], ...]]] = {
+    "commit": ("the tool never commits; a human commits after reviewing the proposal", _rx(
+        r"\bgit\s+commit\b", rf"\bcommit\s+{_OBJ}\b", r"\b(?:and|then)\s+commit\b",
+        r"^\W*(?:please\s+)?commit\b", r"\bcommit\s+(?:and|&)\s+(?:push|merge)\b",
+        r"\bauto-?commit\b", r"\bmerge\s+(?:it|this|the\s+\w+)\s+(?:in)?to\s+(?:main|master)\b",
+    )),
+    "push": ("the tool never pushes; a human pushes after review", _rx(
+        r"\bforce[- ]?push", r"\bpush\s+(?:-f|--force)\b", r"\bgit\s+push\b",
+        rf"\bpush\s+{_OBJ}\b", r"\b(?:and|then)\s+push\b",
+    )),
+    "deploy": ("deployments and production changes need a human operator", _rx(
+        r"\b(?:re)?deploy\b(?!\s+(?:script|scripts|docs|documentation|guide|pipeline\s+docs))",
+        r"\b(?:release|ship|roll\s*out)\s+(?:it|this|that|them|\w+)?\s*to\s+(?:prod|production)\b",
+        r"\b(?:restart|migrate|scale|patch)\s+(?:the\s+)?(?:prod|production)\b",
+        r"\b(?:run|apply)\s+(?:the\s+)?migrations?\s+(?:on|in|against)\s+(?:prod|production)\b",
+    )),
+    "credential_access": ("credentials are never read, revealed or rotated by the tool", _rx(
+        r"\b(?:give|show|print|send|get|fetch|reveal|tell|dump|leak|share|paste|read|find|copy)"
+        r"\b[^.?!]{0,40}\b(?:api[ _-]?keys?|passwords?|credentials?|secrets?|access\s+tokens?"
+        r"|auth\s+tokens?|private\s+keys?|ssh\s+keys?)\b",
+        r"\brotate\s+(?:the\s+|all\s+|our\s+)?(?:\w+\s+)?(?:credentials?|keys?|secrets?|passwords?"
+        r"|tokens?)\b",
+        r"\b(?:prod|production)\s+(?:api\s+)?(?:keys?|credentials?|passwords?|secrets?|tokens?)\b",
+    )),
+    "destructive_command": ("destructive commands are never run or proposed for execution", _rx(
+        r"\brm\s+-[a-z]*[rf][a-z]*\b", r"\bdrop\s+(?:the\s+)?(?:\w+\s+)?(?:table|database|schema"
+        r"|collection|index)s?\b", r"\btruncate\s+(?:the\s+)?(?:\w+\s+)?table\b",
+        r"\breset\s+--hard\b", r"\bgit\s+clean\s+-[a-z]*f", r"\bmkfs\b", r"\bdd\s+if=",
+        r"\b(?:delete|wipe|erase|destroy|purge)\s+(?:the\s+|all\s+)?(?:\w+\s+)?(?:database|db"
+        r"|branch|branches|repo|repository|bucket|production|prod|history|backups?|users?)\b",
+        r"\brewrite\s+(?:the\s+)?(?:git\s+)?history\b",
+    )),
+}
+
+# task type -> weighted phrasings; the highest total wins, ties by PRIORITY.
+SIGNALS: dict[str, tuple[tuple[int, re.Pattern[str]], ...]] = {
+    "test_creation": tuple((w, p) for w, ps in (
+        (3, _rx(r"\b(?:unit|integration|regression|property|pytest|test)\s+"
+                r"(?:tests?|cases?|suite)\b",
+                r"\btest\s+coverage\b", r"\bwrite\s+(?:some\s+|more\s+)?tests?\b",
+                r"\badd\s+(?:some\s+|more\s+|a\s+)?tests?\b",
+                r"\bcover\b.{0,40}\bwith\s+tests?\b")),
+        (2, _rx(r"\btests?\b", r"\btesting\b", r"\bpytest\b", r"\bcoverage\b", r"\bedge\s+cases\b",
+                r"\btest_\w+", r"\bfixtures?\b", r"\bassert(?:ions?)?\b")),
+    ) for p in ps),
+    "documentation": tuple((w, p) for w, ps in (
+        (3, _rx(r"\bdocument(?:s|ed|ing)?\b", r"\bdocstrings?\b", r"\bapi\s+(?:docs|reference)\b",
+                r"\breadme\b", r"\bdocumentation\b")),
+        (2, _rx(r"\bdocs?\b", r"\bexplain\b", r"\busage\s+(?:guide|examples?)\b",
+                r"\bchangelog\b", r"\bcomments?\b", r"\bdescribe\b", r"\bwrite[- ]?up\b")),
+    ) for p in ps),
+    "optimization": tuple((w, p) for w, ps in (
+        (3, _rx(r"\boptimi[sz](?:e|es|ing|ation)\b", r"\bspeed\s+up\b", r"\brefactor\w*\b",
+                r"\bperformance\b", r"\bbottlenecks?\b", r"\b(?:reduce|remove)\s+(?:the\s+)?"
+                r"(?:duplication|duplicates?|complexity|allocations?|memory)\b")),
+        (2, _rx(r"\bslow(?:er|ly|ness|s)?\b", r"\bfaster\b", r"\bquicker\b", r"\blatency\b",
+                r"\bduplicat\w+\b", r"\bclean\s*up\b", r"\bsimplif(?:y|ies|ication)\b",
+                r"\bmaintainab\w+\b", r"\bmemory\b", r"\befficien\w+\b", r"\bperf\b",
+                r"\bDRY\b", r"\bcomplexity\b", r"\btakes\s+(?:too\s+)?(?:long|forever)\b",
+                r"\bhot\s+(?:path|loop)\b", r"\bmessy\b", r"\btangled\b")),
+    ) for p in ps),
+    "review": tuple((w, p) for w, ps in (
+        (3, _rx(r"\breview\b", r"\bcode\s+review\b", r"\blook\s+(?:over|through)\b",
+                r"\bsanity[- ]check\b", r"\bcheck\s+(?:my|the|this|our)\s+(?:change|changes|diff|"
+                r"code|pr|patch|commit|branch)\b")),
+        (2, _rx(r"\bfeedback\s+on\b", r"\bany\s+(?:bugs|issues|problems)\b", r"\baudit\b",
+                r"\bwhat(?:'s|\s+is)\s+wrong\s+with\b", r"\bspot\s+(?:bugs|issues)\b")),
+    ) for p in ps),
+    "ideation": tuple((w, p) for w, ps in (
+        (3, _rx(r"\bbrainstorm\w*\b", r"\bideas?\b", r"\bpros\s+and\s+cons\b",
+                r"\b(?:options|alternatives|approaches)\s+(?:for|to)\b")),
+        (2, _rx(r"\bhow\s+(?:might|could|should|would)\s+(?:we|i)\b", r"\bexplore\b",
+                r"\bwhat\s+(?:could|should|might)\s+(?:we|i)\b", r"\bsketch\b",
+                r"\bdesign\s+(?:options|ideas)\b", r"\bthink\s+(?:about|through)\b",
+                r"\bsuggest\w*\b", r"\bpropose\s+(?:an?\s+)?(?:approach|design|plan)\b")),
+    ) for p in ps),
+    "implementation": tuple((w, p) for w, ps in (
+        (2, _rx(r"\bimplement\w*\b", r"\bscaffold\w*\b", r"\bbuild\s+(?:a|an|the)\b",
+                r"\bcreate\s+(?:a|an|the)\b", r"\bnew\s+(?:function|module|class|endpoint|command|"
+                r"feature|validator|parser)\b", r"\bsupport\s+for\b", r"\bwrite\s+(?:a|an|the)\s+"
+                r"(?:\w+\s+)?(?:function|class|module|validator|parser|script|endpoint|cli|command"
+                r"|handler|helper|loader|importer|exporter)\b")),
+        (1, _rx(r"\badd\b", r"\bwrite\b", r"\bcreate\b", r"\bbuild\b", r"\bintroduce\b",
+                r"\bfeature\b", r"\bgenerate\b", r"\bmake\s+(?:it|the\s+\w+)\s+(?:accept|support|"
+                r"handle|validate)\b", r"\bvalidat(?:or|ion|e)\b", r"\bfix\b")),
+    ) for p in ps),
+}
+PRIORITY = ("review", "test_creation", "documentation", "optimization", "ideation",
+            "implementation")
+# These name a specific kind of work; a requested role does not override them.
+SPECIFIC = ("review", "test_creation", "documentation", "optimization")
+
+
+def blocked_actions(text: str) -> tuple[dict[str, str], ...]:
+    """The refused actions a request asks for, each with the phrase that asked for it."""
+    out = []
+    for action, (reason, patterns) in BLOCKED.items():
+        for pattern in patterns:
+            m = pattern.search(text)
+            if m:
+                out.append({"action": action, "reason": reason, "requested": m.group(0)})
+                break
+    return tuple(out)
+
+
+def score(text: str) -> dict[str, int]:
+    return {kind: sum(w for w, p in signals if p.search(text)) for kind, signals in SIGNALS.items()}
+
+
+def classify(text: str, requested_role: str | None, trigger_source: str) -> Classification:
+    """Task type from the request, the requested role and the trigger (reviews are fixed)."""
+    blocked = blocked_actions(text)
+    scores = score(text)
+    if trigger_source in REVIEW_TRIGGERS:
+        # A hook or pipeline review stays a review; an action it asked for is only recorded.
+        return Classification("review", blocked, scores)
+    if blocked:
+        return Classification("unsupported", blocked, scores)
+    best = max(PRIORITY, key=lambda k: (scores[k], -PRIORITY.index(k)))
+    found = best if scores[best] > 0 else None
+    role_type = TASK_FOR_ROLE.get(requested_role or "")
+    if role_type is not None and (found is None or found not in SPECIFIC or found == role_type):
+        return Classification(role_type, blocked, scores)
+    return Classification(found, blocked, scores)

@@ -1,0 +1,156 @@
+"""The first three nodes: check and normalise the request, classify it, check the brief."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from review_agent.errors import ConfigError
+from review_agent.team.brief import REVIEW_BRIEF, normalize_brief
+from review_agent.team.classify import classify
+from review_agent.team.runtime import TeamContext
+from review_agent.team.state import ROLE_FOR_TASK, ROLES, TRIGGERS, is_review, log
+
+MAX_INPUT_CHARS = 20_000
+
+
+def _failed(state: dict[str, Any], message: str) -> dict[str, Any]:
+    return {"status": "failed", "message": message,
+            "action_log": log(state, "prepare_task", "validate", message)}
+
+
+def _check_sources(sources: Any) -> str | None:
+    if not isinstance(sources, list):
+        return "context_sources must be a list of {kind, path, content}"
+    for i, src in enumerate(sources):
+        if not isinstance(src, dict) or not isinstance(src.get("path"), str):
+            return f"context source {i + 1} has no path"
+        if not isinstance(src.get("content"), str):
+            return f"context source {src['path']} has no text content"
+    return None
+
+
+def prepare_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
+    """Validate and normalise the input; load the brief, the prompt library and defaults."""
+    text = state.get("input")
+    if not isinstance(text, str):
+        return _failed(state, f"malformed task: expected text, got {type(text).__name__}")
+    if "\x00" in text:
+        return _failed(state, "malformed task: it contains a NUL byte")
+    normalized = " ".join(text.split())
+    if not normalized:
+        return _failed(state, "empty task: say what you want done (--task TEXT)")
+    if len(normalized) > MAX_INPUT_CHARS:
+        return _failed(state, f"task too long: {len(normalized)} characters "
+                              f"(at most {MAX_INPUT_CHARS}; put material in --context)")
+    if state.get("trigger_source") not in TRIGGERS:
+        return _failed(state, f"unknown trigger {state.get('trigger_source')!r}: use "
+                              + ", ".join(TRIGGERS))
+    role = state.get("requested_role")
+    if role is not None and role not in ROLES:
+        return _failed(state, f"unknown role {role!r}: use " + ", ".join(ROLES))
+    problem = _check_sources(state.get("context_sources", []))
+    if problem:
+        return _failed(state, f"malformed context: {problem}")
+    try:
+        brief = normalize_brief(state.get("human_brief") or {})
+    except ConfigError as exc:
+        return _failed(state, f"malformed {exc}")
+    library = dict(state.get("prompt_library") or {})
+    if not library:
+        from review_agent.team.prompts import load_library
+
+        try:
+            templates = load_library(ctx.prompts_dir or ctx.options.prompts_dir)
+        except ConfigError as exc:
+            return _failed(state, str(exc))
+        library = {role_: t.source for role_, t in templates.items()}
+    max_iterations = state.get("max_iterations")
+    if not isinstance(max_iterations, int) or max_iterations < 1:
+        max_iterations = ctx.options.max_iterations or 1
+    return {
+        "normalized_input": normalized,
+        "human_brief": brief,
+        "prompt_library": library,
+        "max_iterations": max_iterations,
+        "model_config": {**state.get("model_config", {}), "spec": ctx.model.spec,
+                         "timeout": ctx.options.timeout},
+        "status": "running",
+        "action_log": log(state, "prepare_task", "validate",
+                          f"task accepted ({len(normalized)} characters, "
+                          f"{len(state.get('context_sources', []))} context sources, "
+                          f"{len(library)} prompts)"),
+    }
+
+
+def classify_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
+    """Choose the task type from the request, the requested role and the trigger."""
+    brief = state.get("human_brief") or {}
+    text = " ".join(p for p in (state.get("normalized_input", ""), brief.get("goal", "")) if p)
+    result = classify(text, state.get("requested_role"), state.get("trigger_source", "manual"))
+    update: dict[str, Any] = {"task_type": result.task_type,
+                              "blocked_actions": [*state.get("blocked_actions", []),
+                                                  *result.blocked]}
+    detail = f"task type {result.task_type or 'unclear'}"
+    if result.blocked:
+        detail += "; refused: " + ", ".join(b["action"] for b in result.blocked)
+    if result.task_type == "unsupported":
+        names = ", ".join(b["action"] for b in result.blocked)
+        update["status"] = "unsupported"
+        update["message"] = (f"Not supported: the request asks for {names}. review-agent only "
+                             "proposes changes for a human to review; it never commits, pushes, "
+                             "deploys, handles credentials or runs destructive commands.")
+    update["action_log"] = log(state, "classify_task", "classify", detail)
+    return update
+
+
+# What a specialist needs before it may start, per task type.
+REQUIRED = {
+    "implementation": ("goal", "acceptance_criteria", "context"),
+    "test_creation": ("goal", "context"),
+    "documentation": ("goal", "context"),
+    "optimization": ("goal", "context"),
+    "review": ("context",),
+    "ideation": ("goal",),
+}
+WHAT = {
+    "goal": "the goal (what the result must do: `goal` in --brief)",
+    "acceptance_criteria": "acceptance criteria (the checks that decide when it is done: "
+                           "`acceptance_criteria` in --brief)",
+    "context": "context (the existing code, interface or target module: --context PATH)",
+    "task_type": "the kind of work (implement, test, document, optimise, review or brainstorm)",
+}
+
+
+def validate_human_brief(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
+    """Check the brief has what the task type needs; name exactly what is missing."""
+    task_type = state.get("task_type")
+    brief = dict(state.get("human_brief") or {})
+    if is_review(state) and ctx.change is not None:
+        brief = {**REVIEW_BRIEF, **{k: v for k, v in brief.items() if v}}
+        return {"human_brief": brief,
+                "action_log": log(state, "validate_human_brief", "brief", "built-in review brief")}
+    if not brief.get("goal"):
+        brief["goal"] = state.get("normalized_input", "")
+    if task_type == "review" and not brief.get("acceptance_criteria"):
+        brief["acceptance_criteria"] = list(REVIEW_BRIEF["acceptance_criteria"])
+    missing: list[str] = []
+    if task_type is None:
+        missing.append("task_type")
+    for need in REQUIRED.get(task_type or "", ()):
+        if need == "context":
+            if not state.get("context_sources"):
+                missing.append(need)
+        elif not brief.get(need):
+            missing.append(need)
+    update: dict[str, Any] = {"human_brief": brief}
+    if missing:
+        role = ROLE_FOR_TASK.get(task_type or "")
+        who = f"a {role}" if role else "a specialist"
+        update["status"] = "needs_context"
+        update["message"] = (f"Missing before {who} can start: "
+                             + "; ".join(WHAT[m] for m in missing) + ".")
+        update["action_log"] = log(state, "validate_human_brief", "brief",
+                                   "missing: " + ", ".join(missing))
+    else:
+        update["action_log"] = log(state, "validate_human_brief", "brief", "complete")
+    return update

@@ -1,0 +1,115 @@
+"""The prompt library: one versioned jinja2 template per role, front matter then body."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from review_agent.errors import ConfigError
+
+if TYPE_CHECKING:  # jinja2 is imported only when a template is rendered (hook hot path)
+    import jinja2
+
+SUFFIX = ".md.j2"
+
+
+class PromptTemplate(NamedTuple):
+    role: str
+    version: str
+    sha256: str  # first 12 hex digits of the file content's sha256
+    path: str
+    source: str  # the whole file: front matter and body
+
+
+def parse_template(name: str, source: str) -> PromptTemplate:
+    """Read one template's front matter (role, version, description); `name` is its file."""
+    import yaml
+
+    label = Path(name).name
+    if not source.startswith("---\n"):
+        raise ConfigError(f"prompt {label}: missing front matter (role, version, description)")
+    end = source.find("\n---\n", 3)
+    if end < 0:
+        raise ConfigError(f"prompt {label}: front matter is not closed by '---'")
+    try:
+        meta = yaml.safe_load(source[4:end])
+    except yaml.YAMLError:
+        raise ConfigError(f"prompt {label}: front matter is not valid YAML") from None
+    if not isinstance(meta, dict):
+        raise ConfigError(f"prompt {label}: front matter must be a mapping")
+    for key in ("role", "version", "description"):
+        if meta.get(key) in (None, ""):
+            raise ConfigError(f"prompt {label}: front matter lacks '{key}'")
+    digest = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return PromptTemplate(str(meta["role"]), str(meta["version"]), digest, name, source)
+
+
+def body(template: PromptTemplate) -> str:
+    end = template.source.find("\n---\n", 3)
+    return template.source[end + 5:]
+
+
+def load_library(directory: str | Path | None = None) -> dict[str, PromptTemplate]:
+    """Every `*.md.j2` of a directory (default: the packaged prompts/), keyed by role."""
+    from review_agent.resources import prompts_dir
+
+    root = Path(directory) if directory is not None else prompts_dir()
+    if not root.is_dir():
+        raise ConfigError(f"prompts directory {root} does not exist")
+    files: dict[str, str] = {}
+    for path in sorted(root.glob("*" + SUFFIX)):
+        try:
+            files[str(path)] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"prompt {path.name}: cannot be read ({exc})") from None
+    return load_library_from_files(files)
+
+
+def load_library_from_files(files: Mapping[str, str]) -> dict[str, PromptTemplate]:
+    """The library from in-memory files {name: text} (CI reads them from the base revision)."""
+    library: dict[str, PromptTemplate] = {}
+    for name in sorted(files):
+        if not name.endswith(SUFFIX):
+            continue
+        template = parse_template(name, files[name])
+        if template.role in library:
+            raise ConfigError(f"prompt {Path(name).name}: role '{template.role}' defined twice")
+        library[template.role] = template
+    return library
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    # Prompts are plain text for a model, not HTML: no autoescape.
+    return jinja2.Environment(  # noqa: S701
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(source: str) -> jinja2.Template:
+    return _environment().from_string(source)
+
+
+_UNDEFINED = re.compile(r"'([^']+)' is undefined|has no attribute '([^']+)'")
+
+
+def render(template: PromptTemplate, **variables: Any) -> str:
+    """Render a template; a missing variable is a ConfigError naming the file and the key."""
+    import jinja2
+
+    label = Path(template.path).name
+    try:
+        return _compiled(body(template)).render(**variables)
+    except jinja2.UndefinedError as exc:
+        m = _UNDEFINED.search(str(exc))
+        key = (m.group(1) or m.group(2)) if m else str(exc)
+        raise ConfigError(f"prompt {label}: missing variable '{key}'") from None
+    except jinja2.TemplateError as exc:
+        raise ConfigError(f"prompt {label}: {exc}") from None

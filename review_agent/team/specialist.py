@@ -1,0 +1,127 @@
+"""run_specialist_agent: the reviewer on a change, or a specialist's proposal through the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from review_agent.errors import ModelError
+from review_agent.records import SEVERITIES, Finding
+from review_agent.team.runtime import TeamContext
+from review_agent.team.state import is_review, log, warn
+
+
+def render_sources(sources: list[dict[str, Any]]) -> str:
+    """The delimited text of the staged sources (already redacted) a model reads."""
+    parts = []
+    for s in sources:
+        parts.append(f"<<<context path={s['path']} kind={s['kind']}>>>\n{s['content']}"
+                     f"\n<<<end {s['path']}>>>")
+    return "\n".join(parts)
+
+
+def build_request(state: dict[str, Any], iteration: int) -> dict[str, Any]:
+    bundle = state.get("context_bundle") or {}
+    sources = list(bundle.get("sources", []))
+    return {
+        "task": state.get("normalized_input", ""),
+        "task_type": state.get("task_type"),
+        "brief": state.get("human_brief") or {},
+        "context": render_sources(sources),
+        "sources": sources,
+        "critique": state.get("critique"),
+        "reflection": state.get("reflection"),
+        "previous": state.get("specialist_artifact"),
+        "iteration": iteration,
+    }
+
+
+def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
+    """Run the selected role once; every run counts as one iteration."""
+    iteration = int(state.get("iteration_count", 0)) + 1
+    if is_review(state) and ctx.change is not None:
+        update = _review_change(state, ctx)
+        update["iteration_count"] = iteration
+        return update
+    role = str(state.get("selected_role"))
+    request = build_request(state, iteration)
+    try:
+        artifact = ctx.model.propose(role, str(state.get("role_prompt") or ""), request)
+        if not isinstance(artifact, dict) or not isinstance(artifact.get("content"), str):
+            raise ModelError("the reply is not an artifact with text content")
+    except ModelError as exc:
+        problem = f"model {ctx.model.spec} failed for {role} (iteration {iteration}): {exc}"
+        failure: dict[str, Any] = {
+            "iteration_count": iteration,
+            "context_warnings": warn(state, problem),
+            "action_log": log(state, "run_specialist_agent", "model_call", f"failed: {exc}"),
+        }
+        if state.get("specialist_artifact") is None:
+            failure.update(status="failed", message=problem)
+        return failure  # an earlier proposal stays and goes to the human review
+    artifact = {"kind": "", "path": "", "summary": "", **artifact}
+    update = {
+        "specialist_artifact": artifact,
+        "iteration_count": iteration,
+        "action_log": log(state, "run_specialist_agent", "model_call",
+                          f"{role} via {ctx.model.spec}, iteration {iteration}: "
+                          f"{artifact['kind'] or 'artifact'} {artifact['path']}".rstrip()),
+    }
+    if role == "reviewer":
+        update["findings"] = list(_note_findings(artifact))
+    return update
+
+
+def _note_findings(artifact: dict[str, Any]) -> tuple[Finding, ...]:
+    from review_agent.findings import merge
+
+    out = []
+    for note in artifact.get("notes") or []:
+        if not isinstance(note, dict) or not isinstance(note.get("line"), int):
+            continue
+        severity = note.get("severity") if note.get("severity") in SEVERITIES else "info"
+        out.append(Finding(str(note.get("path", "")), note["line"], note["line"], str(severity),
+                           str(note.get("rule") or "review-note"), str(note.get("message", "")),
+                           "model"))
+    return merge(out)
+
+
+def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
+    from review_agent.checks import run_checks
+    from review_agent.findings import merge
+    from review_agent.models.grounding import ground
+
+    assert ctx.change is not None
+    bundle = state["context_bundle"]["bundle"]
+    deterministic = [*run_checks(ctx.change, ctx.options), *bundle.secret_findings]
+    warnings: list[str] = []
+    model_findings: list[Finding] = []
+    failed, requests = False, 0
+    try:
+        reply = ctx.model.review(str(state.get("role_prompt") or ""), bundle)
+        warnings.extend(reply.warnings)
+        failed, requests = reply.failed, reply.requests
+        if reply.findings:
+            model_findings, dropped = ground(list(reply.findings), ctx.change)
+            if dropped:
+                warnings.append(f"{dropped} model findings dropped: not on changed lines")
+    except ModelError as exc:
+        failed = True
+        warnings.append(f"model {ctx.model.spec} failed: {exc}; deterministic findings only")
+    texts = {(f.path, no): text for f in ctx.change.files for no, text in f.added_lines}
+    merged = merge([*deterministic, *model_findings], texts)
+    files = len(bundle.files)
+    artifact = {
+        "kind": "review", "path": "", "content": "",
+        "summary": f"Reviewed {files} file{'s' * (files != 1)}: {len(merged)} finding"
+                   f"{'s' * (len(merged) != 1)} ({len(deterministic)} deterministic, "
+                   f"{len(model_findings)} from the model).",
+        "model_failed": failed, "model_requests": requests,
+    }
+    return {
+        "specialist_artifact": artifact,
+        "findings": list(merged),
+        "context_warnings": warn(state, *warnings),
+        "action_log": log(state, "run_specialist_agent", "review",
+                          f"{len(deterministic)} deterministic findings, model {ctx.model.spec}: "
+                          f"{'failed' if failed else 'ok'}, {len(model_findings)} kept"),
+    }
