@@ -9,6 +9,7 @@ change what `diff.parse` reads. GitPython is deliberately not imported: it costs
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -47,10 +48,16 @@ def _first_line(stderr: bytes) -> str:
 
 
 def _git(root: str | Path, *args: str, stdin: bytes | None = None,
-         ok: Iterable[int] = (0,)) -> ProcResult:
+         ok: Iterable[int] = (0,), timeout: float | None = None) -> ProcResult:
+    env = git_env()
+    if timeout is not None:  # a network command: never wait on a password prompt
+        env["GIT_TERMINAL_PROMPT"] = "0"
+        stdin = b"" if stdin is None else stdin
     try:
         res = run(("git", "-c", "core.quotePath=false", *args), cwd=root, stdin=stdin,
-                  env=git_env())
+                  env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} timed out after {timeout:g}s") from None
     except (FileNotFoundError, NotADirectoryError):
         if not os.path.isdir(root):
             raise GitError(f"no such directory: {root}") from None
@@ -136,8 +143,9 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None) -> Chang
     return Change(base, None, diff.parse(res.stdout))
 
 
-def range_change(root: str | Path, base: str, head_rev: str) -> Change:
-    """The change from `base` (a merge-base, a commit or a tree) to `head_rev`."""
+def range_change(root: str | Path, base: str, head: str) -> Change:
+    """The change from `base` (a merge-base, a commit or a tree) to `head`."""
+    head_rev = head
     for rev in (base, head_rev):
         if not rev or rev.startswith("-"):
             raise GitError(f"bad revision: {rev!r}")
@@ -166,9 +174,13 @@ def is_shallow(root: str | Path) -> bool:
     return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"
 
 
-def fetch_deepen(root: str | Path, n: int) -> bool:
+def fetch_deepen(root: str | Path, n: int, timeout: float = 120.0) -> bool:
     """Deepen a shallow clone by `n` commits from its default remote; True on success."""
-    res = _git(root, "fetch", "-q", "--no-tags", f"--deepen={int(n)}", ok=range(256))
+    try:
+        res = _git(root, "fetch", "-q", "--no-tags", f"--deepen={int(n)}", ok=range(256),
+                   timeout=timeout)
+    except GitError:
+        return False
     return res.returncode == 0
 
 
