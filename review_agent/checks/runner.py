@@ -16,7 +16,7 @@ from review_agent.checks import (
     testing,
 )
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, finding
-from review_agent.checks.lexer import split_line, syntax_for
+from review_agent.checks.lexer import Syntax, split_line, syntax_for
 from review_agent.checks.paths import (
     is_generated_name,
     is_generated_text,
@@ -72,6 +72,15 @@ def file_info(fc: FileChange, options: Options) -> FileInfo:
     return FileInfo(fc, language_of(path), is_test_path(path), is_script_path(path), skipped)
 
 
+@functools.lru_cache(maxsize=64)
+def _multiline_openers(syn: Syntax | None) -> re.Pattern[str] | None:
+    """Tokens that can open a string or comment spanning lines, as one pattern."""
+    if syn is None:
+        return None
+    tokens = (*syn.multiline, *(syn.block[:1] if syn.block else ()))
+    return re.compile("|".join(map(re.escape, tokens))) if tokens else None
+
+
 def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
     """Findings on a file's added lines, and how many added lines hold code."""
     fc = info.change
@@ -82,21 +91,26 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
     out: list[Finding] = []
     markers: list[tuple[Finding, str]] = []
     code_added = 0
+    openers = _multiline_openers(syn)
+    comment_starts = syn.line_comments if syn is not None else ()
     for hunk in fc.hunks:
         state = ""
         new_side = [ln for ln in hunk.lines if ln.kind != "-"]
         texts = [ln.text for ln in new_side]
         for idx, ln in enumerate(new_side):
             text = ln.text[:-1] if ln.text.endswith("\r") else ln.text
-            if syn is None:
-                code, comment = text, ""
-            else:
+            hit = ln.kind == "+" and pre is not None and pre.search(text) is not None
+            code, comment = text, ""
+            # lexing is only needed where a rule looks or a multi-line string may open
+            if syn is not None and (hit or state or (openers is not None
+                                                     and openers.search(text) is not None)):
                 code, comment, state = split_line(text, syn, state)
             if ln.kind != "+" or ln.new_no is None:
                 continue
-            if code.strip():
+            stripped = code.strip()
+            if stripped and not stripped.startswith(comment_starts):
                 code_added += 1
-            if pre is None or pre.search(text) is None:
+            if not hit:
                 continue
             line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING])
             fired: set[str] = set()

@@ -78,7 +78,8 @@ _SQL_CALL = re.compile(
     r"\s*(?P<op>%\s*[\w(\[]|\+\s*[\w(]|\.\s*format\s*\()?")
 _SQL_TEMPLATE = re.compile(r"\.\s*(query|execute|raw|run|all|get|prepare)\s*\(\s*`(?P<body>[^`]*)`")
 # a query assembled on its own line: sql = f"SELECT ... {x}"
-_SQL_FSTRING = re.compile(r"(?<![\w])[fF][rR]?(\"|')[^\"']*" + _SQL_WORDS + r"[^\"']*\{")
+_SQL_FSTRING = re.compile(r"(?<![\w])[fF][rR]?(?P<q>\"|')(?:(?!(?P=q)).)*" + _SQL_WORDS
+                          + r"(?:(?!(?P=q)).)*\{")
 
 
 def _sql(info: FileInfo, line: Line) -> str | None:

@@ -155,4 +155,6 @@ def _size(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> int | Non
         return len(blob)
     if fc.binary:
         return None
+    if sum(len(text) for _, text in fc.added_lines) * 4 <= LARGE_BYTES:
+        return 0  # cannot be large even if every character took four bytes
     return sum(len(text.encode("utf-8", "surrogateescape")) + 1 for _, text in fc.added_lines)
