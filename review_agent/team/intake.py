@@ -57,10 +57,11 @@ def prepare_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         return _failed(state, f"malformed {exc}")
     library = dict(state.get("prompt_library") or {})
     if not library:
-        from review_agent.team.prompts import load_library
+        from review_agent.team.prompts import load_library, load_library_from_files
 
         try:
-            templates = load_library(ctx.prompts_dir or ctx.options.prompts_dir)
+            templates = (load_library_from_files(ctx.prompt_files) if ctx.prompt_files
+                         else load_library(ctx.prompts_dir or ctx.options.prompts_dir))
         except ConfigError as exc:
             return _failed(state, str(exc))
         library = {role_: t.source for role_, t in templates.items()}

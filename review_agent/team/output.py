@@ -53,10 +53,17 @@ def _summary(state: dict[str, Any], status: str) -> str:
 
 
 def finalize_response(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
-    """Assemble final_output; a run still 'running' here had nothing to approve: ok."""
+    """Assemble final_output; a proposal never leaves without the human review package."""
+    from review_agent.team.routing import prepare_human_review
+
     status = state.get("status") or "running"
+    if status == "running" and state.get("specialist_artifact") is not None and \
+            state.get("route") != "finalize":
+        # A spent graph limit skipped prepare_human_review: package the proposal here.
+        state = {**state, **prepare_human_review(state, ctx)}
+        status = state["status"]
     if status == "running":
-        status = "ok"
+        status = "ok" if state.get("route") == "finalize" else "needs_review"
     files_reviewed, not_reviewed = _coverage(state)
     action_log = log(state, "finalize_response", "finalize", f"status {status}")
     final = {
@@ -79,5 +86,8 @@ def finalize_response(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]
         "files_reviewed": files_reviewed,
         "not_reviewed": not_reviewed,
         "iterations": int(state.get("iteration_count", 0)),
+        "model_failed": bool((state.get("specialist_artifact") or {}).get("model_failed")),
     }
-    return {"status": status, "final_output": final, "action_log": action_log}
+    return {"status": status, "final_output": final, "action_log": action_log,
+            "requires_human_approval": final["requires_human_approval"],
+            "blocked_actions": final["blocked_actions"]}

@@ -1,0 +1,157 @@
+"""`review-agent run`: the full coding-agent team; prints the final output, writes no file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from review_agent.config import Options
+from review_agent.errors import ConfigError, ReviewAgentError
+from review_agent.team.state import REVIEW_TRIGGERS, ROLES, TRIGGERS
+
+KINDS = {".md": "docs", ".rst": "docs", ".txt": "notes", ".yaml": "config", ".yml": "config",
+         ".toml": "config", ".json": "config"}
+
+
+def read_context(paths: Sequence[str]) -> list[dict[str, str]]:
+    """Each --context file as a source {kind, path, content}; unreadable files are errors."""
+    sources = []
+    for raw in paths:
+        path = Path(raw)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"cannot read context {raw}: {exc.strerror}") from None
+        name = path.name
+        kind = "tests" if name.startswith("test_") or name.endswith("_test.py") else \
+            KINDS.get(path.suffix.lower(), "code")
+        sources.append({"kind": kind, "path": Path(raw).as_posix(),
+                        "content": data.decode("utf-8", "replace")})
+    return sources
+
+
+def read_brief(brief_path: str | None) -> dict[str, Any] | None:
+    from review_agent.team.brief import load_brief
+
+    if brief_path is None:
+        return None
+    try:
+        text = Path(brief_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read brief {brief_path}: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    return load_brief(text, brief_path)
+
+
+def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
+    """The staged change for a hook-like run inside a repository, else (None, {})."""
+    if trigger not in REVIEW_TRIGGERS:
+        return None, {}
+    from review_agent import git
+    from review_agent.errors import NotAGitRepository
+
+    try:
+        root = git.toplevel(Path.cwd())
+    except NotAGitRepository:
+        return None, {}
+    change = git.staged_change(root)
+    shas = sorted({f.new_sha for f in change.files if f.new_sha.strip("0") and not f.is_submodule})
+    return change, (git.read_blobs(root, shas, 1_000_000) if shas else {})
+
+
+def run_command(*, task: str, role: str | None, brief_path: str | None,
+                context_paths: Sequence[str], trigger: str, prompts_dir: str | None,
+                max_iterations: int | None, options: Options, fmt: str, stream: TextIO,
+                events_path: str | None) -> int:
+    """Run the team graph once; exit 0 for every status but failed (1)."""
+    from review_agent.graph.engine import events_writer, run_graph
+    from review_agent.graph.spec import load_graph
+    from review_agent.models import make_adapter
+    from review_agent.models.base import ModelSettings
+    from review_agent.team import NODES
+    from review_agent.team.runtime import TeamContext
+    from review_agent.team.state import initial_state
+
+    if fmt not in ("text", "json"):
+        raise ConfigError(f"run prints text or json, not {fmt}")
+    if trigger not in TRIGGERS:
+        raise ConfigError(f"unknown trigger {trigger!r}: use " + ", ".join(TRIGGERS))
+    if role is not None and role not in ROLES:
+        raise ConfigError(f"unknown role {role!r}: use " + ", ".join(ROLES))
+    if max_iterations is not None and max_iterations < 1:
+        raise ConfigError("--max-iterations must be at least 1")
+    directory = prompts_dir or options.prompts_dir
+    if directory is not None and not Path(directory).is_dir():
+        raise ConfigError(f"prompts directory {directory} does not exist")
+    brief = read_brief(brief_path)
+    sources = read_context(context_paths)
+    change, blobs = _review_change(trigger)
+    settings = ModelSettings(base_url=options.base_url, timeout=options.timeout,
+                             cache=options.cache, token_budget=options.token_budget,
+                             workers=options.workers)
+    model = make_adapter(options.model, settings)
+    graph = load_graph(options.graph)
+    ctx = TeamContext(model=model, options=options, change=change, blobs=blobs,
+                      prompts_dir=directory)
+    state = initial_state(input=task, trigger_source=trigger, requested_role=role,
+                          human_brief=brief, context_sources=sources, model_spec=model.spec,
+                          max_iterations=max_iterations or options.max_iterations or 1)
+    emit: Callable[[dict[str, Any]], None] | None = None
+    close: Callable[[], None] | None = None
+    if events_path:
+        emit, close = events_writer(events_path)
+    try:
+        final = run_graph(graph, NODES, state, ctx, emit)
+    finally:
+        if close is not None:
+            close()
+    output = final.get("final_output")
+    if not isinstance(output, dict):
+        raise ReviewAgentError(f"the graph ended without a final output: {final.get('message')}")
+    if fmt == "json":
+        stream.write(json.dumps(output, sort_keys=True, indent=2, ensure_ascii=False,
+                                default=list) + "\n")
+    else:
+        stream.write(render_text(output))
+    return 1 if output.get("status") == "failed" else 0
+
+
+def render_text(out: dict[str, Any]) -> str:
+    """A readable rendering of the final output (proposals are shown, never applied)."""
+    lines = [f"status: {out['status']} · task: {out.get('task_type') or '-'} · role: "
+             f"{out.get('selected_role') or '-'} · iterations: {out.get('iterations', 0)} · "
+             f"model {out.get('model')}"]
+    if out.get("message"):
+        lines.append(f"message: {out['message']}")
+    lines.append(f"summary: {out.get('artifact_summary', '')}")
+    for f in out.get("findings") or []:
+        lines.append(f"{f['path']}:{f['line']}: {f['severity']} [{f['rule']}] {f['message']}")
+    artifact = out.get("specialist_artifact") or {}
+    if artifact.get("content"):
+        where = f" for {artifact['path']}" if artifact.get("path") else ""
+        lines.append(f"--- proposed {artifact.get('kind') or 'artifact'}{where} (not applied) ---")
+        lines.extend(str(artifact["content"]).rstrip("\n").split("\n"))
+        lines.append("--- end of proposal ---")
+    sections: list[tuple[str, list[str]]] = [
+        ("critique", list((out.get("critique") or {}).get("findings") or [])),
+        ("reflection", [str((out.get("reflection") or {}).get("priority", ""))]
+         if out.get("reflection") else []),
+        ("blocked actions", [f"{b.get('action')}"
+                             f"{' ' + str(b['target']) if b.get('target') else ''}"
+                             f"{' `' + str(b['command']) + '`' if b.get('command') else ''}: "
+                             f"{b.get('reason', '')}" for b in out.get("blocked_actions") or []]),
+        ("warnings", list(out.get("context_warnings") or [])),
+        ("not reviewed", [f"{n['path']}: {n['reason']}" for n in out.get("not_reviewed") or []]),
+    ]
+    for title, entries in sections:
+        if entries:
+            lines.append(f"{title}:")
+            lines.extend(f"  - {e}" for e in entries)
+    versions = ", ".join(f"{r} v{v}" for r, v in sorted((out.get("prompt_versions") or {}).items()))
+    if versions:
+        lines.append(f"prompts: {versions}")
+    if out.get("requires_human_approval"):
+        lines.append("human approval required: nothing was written, run or committed.")
+    return "\n".join(lines) + "\n"
