@@ -81,7 +81,12 @@ def toplevel(cwd: str | Path) -> Path:
         raise NotAGitRepository(f"not a git repository: {cwd}") from exc
     top = _out(res)
     if res.returncode != 0 or not top:
-        raise NotAGitRepository(f"not a git repository: {cwd}")
+        reason = _first_line(res.stderr)
+        # keep git's reason when it is not the plain one (e.g. safe.directory ownership)
+        usual = ("not a git repository" in reason or "in a work tree" in reason
+                 or reason == "git failed")
+        extra = "" if usual else f" ({reason})"
+        raise NotAGitRepository(f"not a git repository: {cwd}{extra}")
     return Path(top)
 
 

@@ -463,6 +463,18 @@ def test_not_a_git_repository(tmp_path: Path) -> None:
         assert str(info.value) == f"not a git repository: {where}"
 
 
+def test_not_a_git_repository_keeps_an_unusual_reason(repo_with_commit: Repo) -> None:
+    # a repository format this git cannot read is refused with git's own reason
+    repo_with_commit.git("config", "core.repositoryformatversion", "99")
+
+    with pytest.raises(NotAGitRepository) as info:
+        git.toplevel(repo_with_commit.path)
+
+    message = str(info.value)
+    assert message.startswith(f"not a git repository: {repo_with_commit.path} (")
+    assert "\n" not in message and "99" in message
+
+
 def test_index_untouched_by_staged_change(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     repo.stage({"src/app.py": "MARK\n"})
