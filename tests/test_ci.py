@@ -330,3 +330,67 @@ def test_every_format_carries_the_same_findings(world: World, tmp_path: Path, fm
                 got.add((path, int(cells[0]), cells[2].replace("\\_", "_")))
     assert got == rows
     assert EXPECTED <= got or fmt == "gitlab"
+
+
+def test_deepening_takes_several_bounded_steps(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from review_agent.ci_env import BaseGuess
+    from review_agent.commands.ci import find_range
+
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True)
+    up = Repo(tmp_path / "up")
+    up.path.mkdir()
+    up.git("init", "-q", "-b", "main")
+    root = up.commit("initial", {"a.txt": "a\n"})
+    # 120 commits on the branch in one fast-import process: more than the first step (50)
+    stream = "".join(
+        f"commit refs/heads/feature\ncommitter T <t@example.invalid> {1700000000 + i} +0000\n"
+        f"data {len(f'c{i}')}\nc{i}\n" + (f"from {root}\n" if i == 0 else "") + "\n"
+        for i in range(120))
+    up.git("fast-import", "--quiet", input=stream.encode())
+    up.commit("main moves", {"b.txt": "b\n"})
+    up.git("remote", "add", "origin", f"file://{origin}")
+    up.git("push", "-q", "origin", "main", "feature")
+    shallow = clone_of(origin, tmp_path / "shallow", "--depth", "1", "--no-single-branch",
+                       "--branch", "feature")
+    base, head, mb = find_range(shallow.path, BaseGuess(("origin/main",), "--base"), "HEAD")
+    assert mb == root
+    assert base == up.git("rev-parse", "main").strip()
+    assert head == up.git("rev-parse", "feature").strip()
+    err = capsys.readouterr().err
+    assert err.count("shallow clone without a merge-base") == 2
+    assert "fetching 50 more commits" in err and "fetching 200 more commits" in err
+
+
+def test_options_from_base_revision_then_command_line(repo_with_commit: Repo) -> None:
+    from review_agent.commands.ci import options_from_base
+    from review_agent.config import Options
+
+    base = repo_with_commit.commit("config", {".review-agent.yaml":
+                                              "disable: [debugger]\nmax_findings: 5\n"})
+    repo_with_commit.commit("weaken", {".review-agent.yaml": "disable: []\nmax_findings: 9\n"})
+    warnings: list[str] = []
+    opts = options_from_base(repo_with_commit.path, base, Options(fail_on="error"), None,
+                             warnings.append)
+    assert opts.disable == ("debugger",) and opts.max_findings == 5
+    assert opts.fail_on == "error"  # set on the command line: wins over the config
+    opts = options_from_base(repo_with_commit.path, base, Options(max_findings=7), None)
+    assert opts.max_findings == 7 and opts.disable == ("debugger",)
+    repo_with_commit.commit("typo", {".review-agent.yaml": "disabel: [x]\n"})
+    head = repo_with_commit.git("rev-parse", "HEAD").strip()
+    options_from_base(repo_with_commit.path, head, Options(), None, warnings.append)
+    assert warnings == [f".review-agent.yaml (at {head[:12]}): unknown key 'disabel' ignored"]
+
+
+def test_prompts_from_base_revision(repo_with_commit: Repo) -> None:
+    from review_agent.commands.ci import prompts_from_base
+
+    base = repo_with_commit.commit("prompts", {"rp/reviewer.md.j2": "base reviewer\n"})
+    repo_with_commit.commit("branch", {"rp/reviewer.md.j2": "branch reviewer\n",
+                                       "rp/extra.md.j2": "only on the branch\n"})
+    root = repo_with_commit.path
+    assert prompts_from_base(root, base, "rp") == {"reviewer.md.j2": "base reviewer\n"}
+    assert prompts_from_base(root, base, "./rp/") == {"reviewer.md.j2": "base reviewer\n"}
+    assert prompts_from_base(root, base, None) is None
+    assert prompts_from_base(root, base, str(root / "rp")) is None  # absolute: not pinned

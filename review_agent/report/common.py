@@ -52,6 +52,8 @@ def hidden_line(hidden: int, limit: int) -> str:
 
 def prompt_label(version: str) -> str:
     """`1` or `v1` -> `v1`; anything else is shown as given."""
+    if not version:
+        return "none"  # a run that failed before loading the prompt
     return f"v{version}" if version[:1].isdigit() else version
 
 
