@@ -94,3 +94,16 @@ def test_sarif_schema_rejects_a_broken_log() -> None:
     doc["runs"][0]["results"][0]["level"] = "fatal"
     with pytest.raises(jsonschema.ValidationError):
         validate(doc)
+
+
+def test_sarif_rule_texts_come_from_the_builtin_checks() -> None:
+    from review_agent.checks import RULES
+
+    rule = RULES["debugger"]
+    doc = json.loads(render("sarif", make_report((finding("a.py", 1, rule="debugger"),))))
+    (meta,) = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert meta["fullDescription"]["text"] == rule.summary
+    assert meta["shortDescription"]["text"] == rule.summary.partition(": ")[0]
+    assert meta["help"]["text"].startswith(rule.summary)
+    assert "disable: [debugger]" in meta["help"]["text"]
+    assert meta["defaultConfiguration"]["level"] == "warning"

@@ -33,7 +33,8 @@ def rule_text(rule_id: str, example: Finding, known: dict[str, tuple[str, str]])
     """Texts for one rule: the builtin summary when known, else derived from the finding."""
     if rule_id in known:
         summary, severity = known[rule_id]
-        return RuleText(rule_id, summary, summary, severity)
+        # builtin summaries read "what: why it matters"; the short text is the "what"
+        return RuleText(rule_id, summary.partition(": ")[0], summary, severity)
     if example.source == "secrets" or rule_id.startswith("secret/"):
         kind = rule_id.partition("/")[2] or rule_id
         short = f"Secret in the change: {kind}"

@@ -69,7 +69,8 @@ def document(report: Report) -> dict[str, Any]:
                 "name": r.id,
                 "shortDescription": {"text": r.short},
                 "fullDescription": {"text": r.full},
-                "help": {"text": r.full},
+                "help": {"text": f"{r.full} (rule {r.id}; switch it off with "
+                                 f"`disable: [{r.id}]` in .review-agent.yaml)"},
                 "defaultConfiguration": {"level": LEVELS.get(r.default_severity, "note")},
             } for r in rules],
         }},
