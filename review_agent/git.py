@@ -9,6 +9,7 @@ change what `diff.parse` reads. GitPython is deliberately not imported: it costs
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -129,7 +130,15 @@ def head(root: str | Path) -> str | None:
 
 def _literal(paths: Sequence[str]) -> list[str]:
     # ":(top,literal)": relative to the top level whatever the cwd, no glob or magic.
-    return [f":(top,literal){p}" for p in paths]
+    # "./x" and "a/../x" are normalised (git would match nothing); absolute paths are
+    # left for git to make relative to the work tree.
+    out = []
+    for p in paths:
+        if p.startswith("/"):
+            out.append(f":(literal){p}")
+        else:
+            out.append(f":(top,literal){posixpath.normpath(p)}")
+    return out
 
 
 def staged_change(root: str | Path, paths: Sequence[str] | None = None) -> Change:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from review_agent import git
-from review_agent.errors import NotAGitRepository
+from review_agent.errors import GitError, NotAGitRepository
 from review_agent.records import Change, FileChange
 from tests.conftest import Repo
 
@@ -429,6 +429,23 @@ def test_from_a_subdirectory(repo_with_commit: Repo) -> None:
     assert root == repo.path.resolve()
     assert list(files_from_root) == ["tests/test_app.py"]
     assert list(files_from_sub) == ["tests/test_app.py"]
+
+
+@pytest.mark.parametrize("spelling", ["src/app.py", "./src/app.py", "tests/../src/app.py",
+                                      "src//app.py", "{root}/src/app.py"])
+def test_file_arguments_spelled_differently(repo_with_commit: Repo, spelling: str) -> None:
+    repo = repo_with_commit
+    repo.stage({"src/app.py": "MARK\n", "tests/test_app.py": "MARK\n"})
+
+    files = staged(repo, [spelling.format(root=repo.path)])
+
+    assert list(files) == ["src/app.py"]
+
+
+def test_file_argument_outside_the_repository(repo_with_commit: Repo, tmp_path: Path) -> None:
+    with pytest.raises(GitError) as info:
+        git.staged_change(repo_with_commit.path, [str(tmp_path / "elsewhere.py")])
+    assert "outside repository" in str(info.value) and "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize("relative", [False, True])
