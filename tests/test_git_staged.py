@@ -299,15 +299,17 @@ def test_line_separator_and_form_feed_inside_lines(repo_with_commit: Repo) -> No
 def test_added_lines_that_look_like_diff_headers(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     repo.commit("headers", {"h.txt": "keep\n--- a/y\nkeep2\n"})
-    repo.stage({"h.txt": "keep\n+++ b/x MARK\nkeep2\n@@ -1 +1 @@ MARK\n"
-                         "diff --git a/x b/x MARK\n\\ No newline MARK\n* Unmerged path MARK\n"})
+    repo.stage({"h.txt": "keep\n+++ b/x MARK\nkeep2\n@@ -1 +1 @@ MARK\n--- a/y MARK\n"
+                         "diff --git a/x b/x MARK\n\\ No newline MARK\n* Unmerged path MARK\n"
+                         "@@ -1 +1 @@\n+++ b/x\n--- a/y\n"})
 
     fc = staged(repo)["h.txt"]
 
-    assert marks(fc) == [2, 4, 5, 6, 7]
+    assert marks(fc) == [2, 4, 5, 6, 7, 8]
     assert [ln.text for h in fc.hunks for ln in h.lines if ln.kind == "-"] == ["--- a/y"]
     assert fc.added_lines[0] == (2, "+++ b/x MARK")
-    assert (fc.added, fc.deleted) == (5, 1)
+    assert fc.added_lines[-3:] == ((9, "@@ -1 +1 @@"), (10, "+++ b/x"), (11, "--- a/y"))
+    assert (fc.added, fc.deleted) == (9, 1)
 
 
 def test_nul_bytes_make_a_binary_file(repo_with_commit: Repo) -> None:
