@@ -1,0 +1,168 @@
+"""The hook with a real model server: `review-agent hook --model openai:test` end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from typing import Any
+
+import pytest
+
+from tests.conftest import Repo
+from tests.helpers import run_cli
+from tests.model_server import (
+    CLOSE,
+    HANG,
+    ModelServer,
+    Recorded,
+    Reply,
+    content,
+    findings,
+    raw_body,
+    status,
+)
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("review_agent.cli") is None,
+                                reason="review_agent.cli is not importable yet")
+
+CHANGED = "def add(a, b):\n    print(a)\n    return a + b\n"  # line 2: builtin debug-print
+TIMEOUT = 3.0
+
+
+def hook(repo: Repo, srv: ModelServer, *extra: str, fmt: str = "json"
+         ) -> tuple[int, str, str, float]:
+    started = time.monotonic()
+    proc = run_cli(repo.path, "hook", "--model", "openai:test", "--base-url", srv.base_url,
+                   "--timeout", str(TIMEOUT), "--format", fmt, *extra)
+    return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
+
+
+def model_reply(rec: Recorded) -> Reply:
+    return findings(
+        {"path": "src/app.py", "line": 2, "severity": "error", "rule": "leftover-print",
+         "message": "A print() call was left in add()"},
+        {"path": "src/app.py", "line": 3, "severity": "info", "rule": "naming",
+         "message": "Consider a docstring for add()"},
+        {"path": "src/invented.py", "line": 4, "severity": "error", "message": "made up"},
+        {"path": "src/app.py", "line": 40, "severity": "error", "message": "off the diff"},
+    )
+
+
+def test_model_findings_on_changed_lines_with_source_model(repo_with_commit: Repo) -> None:
+    repo_with_commit.stage({"src/app.py": CHANGED})
+    with ModelServer(responder=model_reply) as srv:
+        code, out, err, _ = hook(repo_with_commit, srv)
+    assert code == 0, err
+    data = json.loads(out)
+    got = {(f["path"], f["line"], f["rule"], f["source"], f["severity"])
+           for f in data["findings"]}
+    # the model's finding on line 2 folds into the builtin one, at the higher severity
+    assert ("src/app.py", 2, "debug-print", "builtin", "error") in got
+    assert ("src/app.py", 3, "model/naming", "model", "info") in got
+    assert not any(f["path"] == "src/invented.py" or f["line"] == 40 for f in data["findings"])
+    assert any("2 model findings dropped" in w for w in data["context_warnings"])
+    assert len(srv.requests) >= 1
+    rec = srv.requests[0]
+    assert rec.path == "/v1/chat/completions"
+    assert "print(a)" in rec.user  # the staged diff is in the user message
+    assert len(rec.system) > 400  # the reviewer prompt, not only our output contract
+    assert "authorization" not in rec.headers
+
+
+FAILURES: dict[str, Reply] = {
+    "garbage": content("Looks good to me!"),
+    "malformed-body": raw_body("<html>502 Bad Gateway</html>"),
+    "http-500": status(500),
+    "http-429": status(429, ("Retry-After", "30")),
+    "closed-connection": CLOSE,
+    "never-answers": HANG,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAILURES))
+def test_each_failure_exits_0_with_a_warning_and_builtin_findings(repo_with_commit: Repo,
+                                                                    kind: str) -> None:
+    repo_with_commit.stage({"src/app.py": CHANGED})
+    with ModelServer(default=FAILURES[kind]) as srv:
+        code, out, err, elapsed = hook(repo_with_commit, srv, fmt="text")
+    assert code == 0, err
+    assert "src/app.py:2: warning [debug-print]" in out
+    assert "model openai:test failed" in out + err
+    assert elapsed < TIMEOUT + 10  # generous (interpreter start); the model phase is bounded
+    assert len(srv.requests) >= 1
+
+
+@pytest.mark.parametrize("kind", ["http-500", "never-answers"])
+def test_strict_turns_a_failed_model_into_exit_1(repo_with_commit: Repo, kind: str) -> None:
+    repo_with_commit.stage({"src/app.py": CHANGED})
+    with ModelServer(default=FAILURES[kind]) as srv:
+        code, out, err, _ = hook(repo_with_commit, srv, "--strict")
+    assert code == 1, err
+    data = json.loads(out)
+    assert any(f["rule"] == "debug-print" for f in data["findings"])
+    assert any("model openai:test failed" in w for w in data["context_warnings"])
+
+
+def test_key_is_sent_but_never_printed(repo_with_commit: Repo) -> None:
+    key = "sk-e2e-0123456789abcdefghij"
+    repo_with_commit.stage({"src/app.py": CHANGED})
+    echo = json.dumps({"error": {"message": f"Incorrect API key provided: {key}"}})
+    with ModelServer(default=status(401, body=echo)) as srv:
+        started = time.monotonic()
+        proc = run_cli(repo_with_commit.path, "hook", "--model", "openai:test", "--base-url",
+                       srv.base_url, "--format", "json", env={"OPENAI_API_KEY": key})
+        assert time.monotonic() - started < 60
+    assert srv.requests[0].headers["authorization"] == f"Bearer {key}"
+    assert proc.returncode == 0
+    assert key[:12] not in proc.stdout + proc.stderr
+    assert "HTTP 401" in proc.stdout
+
+
+def test_cache_makes_the_second_hook_run_free(repo_with_commit: Repo) -> None:
+    repo_with_commit.stage({"src/app.py": CHANGED})
+    with ModelServer(responder=model_reply) as srv:
+        first = hook(repo_with_commit, srv)
+        n = len(srv.requests)
+        second = hook(repo_with_commit, srv)
+        assert len(srv.requests) == n
+        hook(repo_with_commit, srv, "--no-cache")
+        assert len(srv.requests) == 2 * n
+    assert json.loads(first[1])["findings"] == json.loads(second[1])["findings"]
+
+
+def _windows(value: str, size: int = 12) -> set[str]:
+    parts = [p for p in value.splitlines() if p]
+    return {p[i:i + size] for p in parts for i in range(max(1, len(p) - size + 1))}
+
+
+def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
+    examples = pytest.importorskip("review_agent.secrets.examples")
+    from review_agent.secrets import scan_text
+
+    planted: list[tuple[str, str]] = list(examples.planted_examples())
+    assert planted
+    values: dict[str, list[str]] = {}
+    for rule, line in planted:
+        hits = scan_text(line + "\n", "config/settings.py")
+        assert hits, f"the scanner does not see its own example for {rule}"
+        values[rule] = [h.value for h in hits]
+    body = "".join(line + "\n" for _, line in planted)
+    repo_with_commit.stage({"config/settings.py": "import os\n\n" + body + "\nDEBUG = False\n"})
+    with ModelServer() as srv:
+        code, out, err, _ = hook(repo_with_commit, srv)
+    assert code == 0, err
+    assert srv.requests, "the model was never asked"
+    sent: list[str] = []
+    for rec in srv.requests:
+        sent.append(rec.raw.decode("utf-8", "replace"))
+        sent.extend(m["content"] for m in rec.body["messages"])
+    leaks: list[Any] = []
+    for rule, vals in values.items():
+        for value in vals:
+            if any(value in s for s in sent):
+                leaks.append((rule, "whole value"))
+            elif any(w in s for s in sent for w in _windows(value)):
+                leaks.append((rule, "a 12-character piece"))
+    assert leaks == []
+    assert all(v not in out + err for vs in values.values() for v in vs)
