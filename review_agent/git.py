@@ -159,13 +159,12 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None) -> Chang
 
 def range_change(root: str | Path, base: str, head: str) -> Change:
     """The change from `base` (a merge-base, a commit or a tree) to `head`."""
-    head_rev = head
-    for rev in (base, head_rev):
+    for rev in (base, head):
         if not rev or rev.startswith("-"):
             raise GitError(f"bad revision: {rev!r}")
-    head_id = resolve(root, head_rev)
+    head_id = resolve(root, head)
     if head_id is None:
-        raise GitError(f"unknown revision: {head_rev}")
+        raise GitError(f"unknown revision: {head}")
     # A tree is a valid base too: the empty tree when the range starts at a root commit.
     base_id = resolve(root, base) or _out(
         _git(root, "rev-parse", "--verify", "-q", f"{base}^{{tree}}", ok=range(256)))
@@ -177,8 +176,9 @@ def range_change(root: str | Path, base: str, head: str) -> Change:
 
 def merge_base(root: str | Path, a: str, b: str) -> str | None:
     """The best common ancestor of two revisions; None when they share none."""
-    if a.startswith("-") or b.startswith("-"):
-        raise GitError(f"bad revision: {a if a.startswith('-') else b!r}")
+    for rev in (a, b):
+        if rev.startswith("-"):
+            raise GitError(f"bad revision: {rev!r}")
     res = _git(root, "merge-base", a, b, ok=(0, 1))
     return (_out(res) or None) if res.returncode == 0 else None
 

@@ -78,6 +78,8 @@ def test_merge_base(git_repo: Repo) -> None:
     with pytest.raises(GitError) as info:
         git.merge_base(root, "main", "nope")
     assert "\n" not in str(info.value) and "nope" in str(info.value)
+    with pytest.raises(GitError, match="bad revision: '--all'"):
+        git.merge_base(root, "main", "--all")
 
 
 def test_shallow_clone_and_deepen(git_repo: Repo, tmp_path: Path) -> None:
