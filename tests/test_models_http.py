@@ -110,3 +110,11 @@ def test_non_retryable_is_not_retried() -> None:
 def test_safe_url_and_scrub() -> None:
     assert safe_url("https://u:p@host:8080/v1/x?key=1") == "https://host:8080/v1/x"
     assert scrub("bad key ABCDEF-secret\nnext", ("ABCDEF-secret",)) == "bad key [key] next"
+
+
+def test_loopback_model_bypasses_an_http_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # nothing listens on the discard port
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    with ModelServer(content("direct")) as srv:
+        assert b"direct" in _post(srv)
+    assert len(srv.requests) == 1

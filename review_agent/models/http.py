@@ -91,6 +91,19 @@ def _set_timeout(resp: Any, seconds: float) -> None:
         sock.settimeout(max(0.01, seconds))
 
 
+_LOOPBACK = ("localhost", "127.", "::1", "[::1]")
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def _opener(url: str) -> urllib.request.OpenerDirector:
+    """No proxy for a model on this machine (an HTTP_PROXY meant for the internet would
+    swallow it); the environment's proxies for anything else."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host.startswith(_LOOPBACK):
+        return _DIRECT
+    return urllib.request.build_opener()
+
+
 def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadline: float,
          secrets: tuple[str, ...] = ()) -> bytes:
     """One POST of a JSON body; the 2xx response body, or HttpFailure (one line, no secrets)."""
@@ -102,7 +115,7 @@ def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadl
     req = urllib.request.Request(url, data=data, method="POST", headers={
         "Content-Type": "application/json", "Accept": "application/json", **headers})
     try:
-        with urllib.request.urlopen(req, timeout=remaining) as resp:  # noqa: S310 - http(s) only
+        with _opener(url).open(req, timeout=remaining) as resp:
             chunks: list[bytes] = []
             while True:
                 left = deadline - time.monotonic()
