@@ -1,1 +1,16 @@
+"""The secret scanner: rules as data, two tiers, redaction before anything leaves."""
+
 from __future__ import annotations
+
+from review_agent.secrets.examples import planted_examples
+from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.redaction import hit_finding, mask, redact
+from review_agent.secrets.rule import Rule
+from review_agent.secrets.rules import RULES
+from review_agent.secrets.scanner import scan_text
+from review_agent.secrets.staged import scan_change, scan_paths
+
+__all__ = [
+    "RULES", "Rule", "SecretHit", "hit_finding", "mask", "planted_examples", "redact",
+    "scan_change", "scan_paths", "scan_text",
+]

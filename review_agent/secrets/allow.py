@@ -1,0 +1,51 @@
+"""Allow pragmas and the `secrets_allow` / `secrets_allow_paths` options."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from review_agent.errors import ConfigError
+
+PRAGMAS = ("pragma: allowlist secret", "gitleaks:allow", "review-agent: allow-secret")
+NEXTLINE = "pragma: allowlist nextline secret"
+
+
+def line_allowed(line: str, previous: str) -> bool:
+    """An inline pragma on the line, or a next-line pragma on the line before it."""
+    low = line.lower()
+    return any(p in low for p in PRAGMAS) or NEXTLINE in previous.lower()
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    out = []
+    for p in patterns:
+        try:
+            out.append(re.compile(p))
+        except re.error as exc:
+            raise ConfigError(f"secrets.allow: invalid regex {p!r}: {exc}") from None
+    return tuple(out)
+
+
+def value_allowed(value: str, line: str, allow: Sequence[str]) -> bool:
+    """An allow regex matching the secret value or its line."""
+    return any(rx.search(value) or rx.search(line) for rx in _compiled(tuple(allow)))
+
+
+def path_allowed(path: str, allow_paths: Sequence[str]) -> bool:
+    """A glob matching the path, its basename, or a leading directory (`docs/` or `docs/**`)."""
+    if not path:
+        return False
+    name = path.rsplit("/", 1)[-1]
+    for glob in allow_paths:
+        g = glob[2:] if glob.startswith("./") else glob
+        if fnmatch.fnmatchcase(path, g) or fnmatch.fnmatchcase(name, g):
+            return True
+        if g.endswith("/**") and (path + "/").startswith(g[:-2]):
+            return True
+        if g.endswith("/") and path.startswith(g):
+            return True
+    return False

@@ -1,0 +1,142 @@
+"""Precision filters: each judges one candidate value and never suppresses anything else."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+PLACEHOLDER_WORDS = (
+    "xxxx", "example", "changeme", "change_me", "change-me", "placeholder", "your_", "your-",
+    "yourkey", "your key", "dummy", "redacted", "sample", "****", "....", "\u2026", "insert",
+    "replace_", "replaceme", "todo", "fixme", "fake", "foobar", "<", ">", "${", "{{", "%(",
+    "lorem", "notreal", "not_real", "secret_here", "key_here", "token_here", "abcdefgh",
+    "12345678", "00000000",
+)
+# Exact documented example credentials from provider docs.
+DOC_EXAMPLES = frozenset({
+    "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+})
+ENV_LOOKUP = re.compile(
+    r"(?i)^(?:\$[A-Za-z_{(]|%[A-Za-z_]+%$|%\(|\{[\w.]*\}$|os\.environ|os\.getenv|getenv|environ"
+    r"|process\.env|env\(|env\.|ENV\[|System\.getenv|secrets\.|vault:|ref\+|\{\{|@Value|config\."
+    r"|settings\.|self\.|this\.|args\.|opts\.|options\.|params\.)"
+)
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\[.*)?")
+NON_SECRET_WORDS = frozenset({
+    "none", "null", "nil", "true", "false", "undefined", "empty", "password", "passwd",
+    "secret", "token", "string", "str", "bytes", "optional", "required", "admin", "root",
+    "test", "default", "value", "missing", "hidden", "masked", "unset", "disabled", "enabled",
+    "nonce", "bearer", "basic", "prompt", "getpass", "auto", "random", "generated",
+})
+# Names whose value describes a secret rather than holding one (`token_type`, `password_file`).
+DESCRIBES = re.compile(
+    r"(?i)(?:_|-|\.|\b)(?:file|path|dir|name|type|types|len|length|count|id|url|uri|endpoint"
+    r"|env|var|field|header|prefix|suffix|regex|pattern|re|format|fmt|expir\w*|ttl|timeout"
+    r"|policy|hint|label|key_?id|size|min|max|class|kind|mode|method|store|provider|manager"
+    r"|source|location|param|params|column|attr|index|idx|num|separator|sep|chars|charset"
+    r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version)s?$"
+)
+HEX = re.compile(r"[0-9a-fA-F]+")
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+HASH_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
+CODE_SUFFIXES = frozenset({
+    ".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".java", ".kt", ".kts", ".go",
+    ".rb", ".php", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".swift", ".scala", ".m",
+    ".lua", ".pl", ".r", ".dart", ".ex", ".exs", ".clj", ".groovy", ".vue", ".svelte",
+})
+LOCK_NAMES = frozenset({
+    "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "cargo.lock",
+    "gemfile.lock", "composer.lock", "go.sum", "pipfile.lock", "uv.lock", "npm-shrinkwrap.json",
+    "packages.lock.json", "flake.lock", "pdm.lock", "bun.lock", "mix.lock", "podfile.lock",
+})
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def is_placeholder(value: str) -> bool:
+    """Template markers, documented examples and obviously fake values."""
+    if value in DOC_EXAMPLES:
+        return True
+    low = value.lower()
+    if any(w in low for w in PLACEHOLDER_WORDS):
+        return True
+    return len(set(value)) <= 2
+
+
+def is_code_path(path: str) -> bool:
+    dot = path.rfind(".")
+    return dot > path.rfind("/") and path[dot:].lower() in CODE_SUFFIXES
+
+
+def is_lock_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name in LOCK_NAMES or name.endswith(".lock")
+
+
+def char_classes(value: str) -> int:
+    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+
+
+def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool, bool]:
+    """(is a secret for redaction, is reportable) for a `name = value` candidate."""
+    if len(value) < 4 or is_placeholder(value) or ENV_LOOKUP.match(value):
+        return False, False
+    low = value.lower()
+    if low in NON_SECRET_WORDS or DESCRIBES.search(name.rstrip("\"'")):
+        return False, False
+    if value[0] in "([{" or value.endswith(("(", ")", "[", "{")) and not quoted:
+        return False, False
+    if not quoted and code and IDENTIFIER.fullmatch(value):
+        return False, False
+    if quoted and code and "." in value and IDENTIFIER.fullmatch(value) and value.islower():
+        return False, False
+    if value.isdigit() and len(value) < 6:
+        return False, False
+    report = (
+        len(value) >= 6
+        and not value.isdigit()
+        and not (value.replace("_", "").isalpha() and value == value.lower() and "_" in value)
+        and (char_classes(value) >= 2 and (any(c.isdigit() for c in value) or len(value) >= 10))
+        and entropy(value) >= 2.3
+        and "://" not in value
+    )
+    return True, report
+
+
+def judge_url_password(value: str) -> tuple[bool, bool]:
+    if is_placeholder(value) or ENV_LOOKUP.match(value) or "%s" in value or "{" in value:
+        return False, False
+    low = value.lower()
+    if low in NON_SECRET_WORDS or low in ("pass", "pw", "pwd", "passw0rd", "secret123"):
+        return False, False
+    return True, len(value) >= 4
+
+
+def judge_entropy(value: str, line: str, min_bits: float) -> tuple[bool, bool]:
+    """Keyword-less strings: redact likely keys, report only the unmistakable ones."""
+    n = len(value)
+    if HEX.fullmatch(value) or UUID.fullmatch(value) or is_placeholder(value):
+        return False, False
+    if value.startswith(("/", "-", "_")) or value.count("/") > 3 or value.count("-") > 4:
+        return False, False
+    digits = sum(c.isdigit() for c in value)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    if digits < 2 or upper < 2 or lower < 2:
+        return False, False
+    bits = entropy(value)
+    # Random text over a 64-symbol alphabet approaches log2(n) bits for short strings.
+    need = min(min_bits + 0.6, math.log2(n) * 0.88) if n < 64 else min_bits + 0.5
+    if bits < need:
+        return False, False
+    if "base64," in line or "integrity" in line or " h1:" in line or "sha256-" in line:
+        return False, False
+    return True, n >= 24 and bits >= need + 0.1 and digits * 20 >= n and upper * 8 >= n

@@ -1,0 +1,37 @@
+"""The rule record and the small helpers used to write rules as data."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import NamedTuple
+
+# Token boundaries: a secret never continues an identifier on either side.
+B = r"(?<![A-Za-z0-9_\-])"
+E = r"(?![A-Za-z0-9_\-])"
+# Separators between a name and its value: = : := => (quoted keys in JSON/YAML too).
+SEP = r"""["']?\s*(?::=|=>|[:=])\s*[\"'`]?"""
+
+
+class Rule(NamedTuple):
+    id: str
+    description: str
+    keywords: tuple[str, ...]  # lowercase; the regex runs only on lines (±window) holding one
+    pattern: str  # the secret is `group` of a match
+    entropy: float | None = None  # minimum Shannon entropy (bits per character) of the secret
+    group: int = 1
+    severity: str = "error"
+    kind: str = "token"  # token | assign | url | block | entropy
+    window: int = 0  # also search this many lines before and after a keyword line
+    precise: bool = True  # False: recall tier only (redacted, never reported)
+
+
+def kv(names: str, value: str) -> str:
+    """A pattern for `<name...> = <value>` with the name case-insensitive."""
+    return rf"(?i:{names})[\w.\-]{{0,30}}?{SEP}{B}({value}){E}"
+
+
+@cache
+def compiled(pattern: str) -> re.Pattern[str]:
+    """Rules compile on first use: a scan that never meets a keyword never compiles its rule."""
+    return re.compile(pattern, re.M)

@@ -1,0 +1,220 @@
+"""scan_text: keyword prefilter, rule regexes near keyword hits, per-candidate filters."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from review_agent.secrets import filters as F
+from review_agent.secrets.allow import line_allowed, path_allowed, value_allowed
+from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.rule import Rule, compiled
+from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
+
+NAME = re.compile(r"[\w.\-]+")
+SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
+BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
+BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
+ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
+
+
+class Candidate(NamedTuple):
+    start: int
+    end: int
+    rule: Rule
+    reportable: bool
+
+
+def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
+              allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+    """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs."""
+    if not text:
+        return []
+    cands = _candidates(text, path)
+    return _hits(text, path, _dedupe(cands), allow, allow_paths)
+
+
+def _candidates(text: str, path: str) -> list[Candidate]:
+    code, lock = F.is_code_path(path), F.is_lock_path(path)
+    out: list[Candidate] = []
+    for rule, spans in _keyword_spans(text).items():
+        if lock and rule.kind in GENERIC_KINDS:
+            continue
+        if rule.kind == "block":
+            out.extend(_blocks(text, rule, spans))
+            continue
+        rx = compiled(rule.pattern)
+        for s, e in spans:
+            for m in rx.finditer(text, s, e):
+                c = _judge(text, m, rule, code)
+                if c is not None:
+                    out.append(c)
+    if not lock:
+        for rule in ENTROPY_RULES:
+            for m in compiled(rule.pattern).finditer(text):
+                c = _judge(text, m, rule, code)
+                if c is not None:
+                    out.append(c)
+    return out
+
+
+def _keyword_spans(text: str) -> dict[Rule, list[tuple[int, int]]]:
+    """Rule -> merged character spans of the lines (±window) around its keywords."""
+    regex, index = keyword_index()
+    low = text.lower()
+    n = len(text)
+    raw: dict[Rule, list[tuple[int, int]]] = {}
+    last_line = (-1, -1)
+    for m in regex.finditer(low):
+        i = m.start()
+        if last_line[0] <= i < last_line[1]:
+            ls, le = last_line
+        else:
+            ls = text.rfind("\n", 0, i) + 1
+            le = text.find("\n", i)
+            le = n if le < 0 else le
+            last_line = (ls, le)
+        for rule in index[m.group()]:
+            s, e = ls, le
+            for _ in range(rule.window):
+                s = text.rfind("\n", 0, max(s - 1, 0)) + 1 if s > 0 else 0
+                nxt = text.find("\n", e + 1)
+                e = n if nxt < 0 or e >= n else nxt
+            spans = raw.setdefault(rule, [])
+            if spans and s <= spans[-1][1]:
+                if e > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], e)
+            else:
+                spans.append((s, e))
+    return raw
+
+
+def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | None:
+    g = rule.group
+    value = m.group(g)
+    if not value:
+        return None
+    start, end = m.span(g)
+    if rule.kind == "assign":
+        names = NAME.findall(text, m.start(), start)
+        name = next((t for t in names if SECRET_WORD.search(t)), names[0] if names else "")
+        quoted = start > 0 and text[start - 1] in "\"'`"
+        secret, report = F.judge_assign(name, value, quoted, code)
+    elif rule.kind == "url":
+        secret, report = F.judge_url_password(value)
+    elif rule.kind == "entropy":
+        ls = text.rfind("\n", 0, start) + 1
+        le = text.find("\n", end)
+        secret, report = F.judge_entropy(value, text[ls:le if le >= 0 else len(text)],
+                                         rule.entropy or 4.0)
+    else:
+        secret = not F.is_placeholder(value) and (
+            rule.entropy is None or F.entropy(value) >= rule.entropy)
+        report = rule.precise
+    if not secret:
+        return None
+    return Candidate(start, end, rule, report and rule.precise)
+
+
+def _blocks(text: str, rule: Rule, spans: list[tuple[int, int]]) -> list[Candidate]:
+    """A private key from its BEGIN line to its END line (or the end of its base64 lines)."""
+    out: list[Candidate] = []
+    rx = compiled(rule.pattern)
+    n = len(text)
+    for s, e in spans:
+        for m in rx.finditer(text, s, e):
+            start = m.start()
+            if m.group(0).startswith("PuTTY"):
+                j = text.find("Private-MAC:", m.end(), m.end() + 20000)
+                marker = "Private-MAC:"
+            else:
+                marker = f"END {m.group(1) or ''}PRIVATE KEY"
+                j = text.find(marker, m.end(), m.end() + 40000)
+            if j >= 0:
+                le = text.find("\n", j)
+                end = n if le < 0 else le
+                if marker != "Private-MAC:":
+                    dash = text.find("-", j + len(marker))
+                    end = min(end, dash + 5) if 0 <= dash < end else end
+                    while end < n and text[end] == "-":
+                        end += 1
+            else:
+                end = _base64_run_end(text, m.end())
+            body = text[m.end():end]
+            if sum(c.isalnum() for c in body) < 40 or BLOCK_PLACEHOLDER.search(body):
+                continue
+            out.append(Candidate(start, end, rule, True))
+    return out
+
+
+def _base64_run_end(text: str, pos: int) -> int:
+    """End of the lines after a BEGIN marker that still look like key material."""
+    n = len(text)
+    end = text.find("\n", pos)
+    if end < 0:
+        return n
+    for _ in range(200):
+        nxt = text.find("\n", end + 1)
+        line_end = n if nxt < 0 else nxt
+        line = text[end + 1:line_end]
+        if not line.strip() or not BASE64_LINE.fullmatch(line):
+            break
+        end = line_end
+        if nxt < 0:
+            break
+    return end
+
+
+def _dedupe(cands: list[Candidate]) -> list[Candidate]:
+    """Provider rules win over generic ones on the same characters; exact duplicates go."""
+    specific = sorted((c for c in cands if c.rule.kind not in GENERIC_KINDS),
+                      key=lambda c: (c.start, -c.end))
+    generic = sorted((c for c in cands if c.rule.kind in GENERIC_KINDS),
+                     key=lambda c: (c.start, -c.end))
+    starts = [c.start for c in specific]
+    maxend: list[int] = []
+    for c in specific:
+        maxend.append(max(c.end, maxend[-1]) if maxend else c.end)
+    kept = _unique(specific)
+    for c in _unique(generic):
+        idx = bisect_left(starts, c.end)
+        if idx and maxend[idx - 1] > c.start:
+            continue
+        kept.append(c)
+    kept.sort(key=lambda c: (c.start, c.end))
+    return kept
+
+
+def _unique(cands: list[Candidate]) -> list[Candidate]:
+    """Drop a candidate that lies inside the previous kept one (same or shorter span)."""
+    out: list[Candidate] = []
+    for c in cands:
+        if out and c.start >= out[-1].start and c.end <= out[-1].end:
+            continue
+        out.append(c)
+    return out
+
+
+def _hits(text: str, path: str, cands: list[Candidate], allow: Sequence[str],
+          allow_paths: Sequence[str]) -> list[SecretHit]:
+    hits: list[SecretHit] = []
+    line_no, pos = 1, 0
+    path_ok = path_allowed(path, allow_paths) if allow_paths else False
+    for c in cands:
+        line_no += text.count("\n", pos, c.start)
+        pos = c.start
+        end_line = line_no + text.count("\n", c.start, max(c.start, c.end - 1))
+        ls = text.rfind("\n", 0, c.start) + 1
+        le = text.find("\n", c.start)
+        line = text[ls:le if le >= 0 else len(text)]
+        prev_start = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls > 0 else ls
+        previous = text[prev_start:max(ls - 1, prev_start)]
+        value = text[c.start:c.end]
+        allowed = path_ok or line_allowed(line, previous) or (
+            bool(allow) and value_allowed(value, line, allow))
+        hits.append(SecretHit(c.rule.id, c.rule.description, path, line_no, end_line, c.start,
+                              c.end, value, c.rule.severity, c.reportable, allowed,
+                              c.rule.kind == "block"))
+    return hits

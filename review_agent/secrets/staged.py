@@ -1,0 +1,90 @@
+"""Scanning a staged change (added lines, blob context) and paths on disk."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+
+from review_agent.records import Change, FileChange
+from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.scanner import scan_text
+
+SNIFF = 8192
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache",
+                       ".venv", ".tox"})
+
+
+def decode_text(data: bytes) -> str | None:
+    """Text for a text-like blob, None for binary content."""
+    if b"\0" in data[:SNIFF]:
+        return None
+    return data.decode("utf-8", "surrogateescape")
+
+
+def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
+                allow: Sequence[str] = (), allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+    """Secrets touching an added line of the change (new-side line numbers).
+
+    The staged blob around the added lines is scanned too, so a multi-line key or a keyword
+    on an unchanged line above still counts; offsets are then within the blob text.
+    """
+    hits: list[SecretHit] = []
+    for fc in change.files:
+        if fc.status == "D" or fc.is_submodule:
+            continue
+        hits.extend(_scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths))
+    return hits
+
+
+def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
+               allow_paths: Sequence[str]) -> list[SecretHit]:
+    text = decode_text(blob) if blob is not None else None
+    if fc.binary:
+        if text is None:
+            return []
+        return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths)
+    added = {no for no, _ in fc.added_lines}
+    if not added:
+        return []
+    if text is not None:
+        found = scan_text(text, fc.path, allow=allow, allow_paths=allow_paths)
+        return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
+    out: list[SecretHit] = []
+    for hunk in fc.hunks:  # no blob (too large): the new side of each hunk, as git shows it
+        new_lines = [ln for ln in hunk.lines if ln.kind != "-" and ln.new_no is not None]
+        if not new_lines:
+            continue
+        first = new_lines[0].new_no or 1
+        text = "\n".join(ln.text for ln in new_lines)
+        for h in scan_text(text, fc.path, allow=allow, allow_paths=allow_paths):
+            h = h._replace(line=h.line + first - 1, end_line=h.end_line + first - 1)
+            if any(n in added for n in range(h.line, h.end_line + 1)):
+                out.append(h)
+    return out
+
+
+def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
+               allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+    """Files as given and files under directories; binary and unreadable files are skipped."""
+    hits: list[SecretHit] = []
+    for path in _walk(paths):
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        text = decode_text(data)
+        if text is not None:
+            hits.extend(scan_text(text, path, allow=allow, allow_paths=allow_paths))
+    return hits
+
+
+def _walk(paths: Sequence[str]) -> Iterator[str]:
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                for f in sorted(files):
+                    yield os.path.join(root, f)
+        else:
+            yield p
