@@ -68,7 +68,9 @@ def _model_items(state: dict[str, Any], ctx: TeamContext, warnings: list[str]
         if template is None:
             warnings.append("no process_reviewer prompt: deterministic critique only")
             return []
-        prompt = render(template, **prompt_variables(state, "process_reviewer"))
+        variables = prompt_variables(state, str(state.get("selected_role")))
+        variables["iteration"] = state.get("iteration_count", 0)
+        prompt = render(template, **variables)
         request = {**build_request(state, int(state.get("iteration_count", 0))),
                    "artifact": state.get("specialist_artifact"),
                    "role": state.get("selected_role")}
