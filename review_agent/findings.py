@@ -18,7 +18,7 @@ def fingerprint(finding: Finding, line_text: str = "") -> str:
     """Stable id: path, rule and the normalised content of the line, not its number."""
     norm = " ".join(line_text.split())
     key = "\0".join((finding.path, bare_rule(finding.rule), norm or str(finding.line)))
-    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def bare_rule(rule: str) -> str:

@@ -156,3 +156,10 @@ def test_progress_line_on_a_terminal_after_the_delay() -> None:
     assert "review-agent: model x: 1/3 parts reviewed" in text.decode()
     assert "review-agent: model x: 2/3 parts reviewed" in text.decode()
     assert text.endswith(b"\r\n") or text.endswith(b"\n")
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=())))
+def test_estimate_takes_any_text(text: str) -> None:
+    n = estimate_tokens(text)
+    assert 0 <= n <= 2 * len(text.encode("utf-8", "surrogatepass")) + 1
+    assert (n == 0) == (text == "")

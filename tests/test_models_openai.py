@@ -260,3 +260,13 @@ def test_factory_make_reads_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert m.url == "http://127.0.0.1:9/v1/chat/completions"
     assert m._headers() == {"Authorization": f"Bearer {KEY}"}
     assert KEY not in repr(m)
+
+
+def test_undecodable_bytes_in_the_change_go_out_as_question_marks() -> None:
+    raw = b"    name = 'caf\xe9'".decode("utf-8", "surrogateescape")
+    ex = Excerpt("", (DiffLine("+", None, 1, raw),))
+    b = bundle(ContextFile("latin1.py", None, "A", "python", (ex,)))
+    with ModelServer() as srv:
+        reply = model(srv).review(PROMPT, b)
+    assert not reply.failed, reply.warnings
+    assert "name = 'caf?'" in srv.requests[0].user

@@ -99,3 +99,11 @@ def test_artifact() -> None:
                 '"content": 3}', "not json"):
         with pytest.raises(ParseError):
             parse.artifact(bad)
+
+
+def test_lone_surrogates_from_json_escapes_are_replaced() -> None:
+    text = '{"findings": [{"path": "a\\ud800.py", "line": 1, "message": "bad \\udcff byte"}]}'
+    (f,), _ = parse.findings(text)
+    f.path.encode("utf-8")  # encodable: no lone surrogate survives
+    f.message.encode("utf-8")
+    assert f.path == "a?.py" and f.message == "bad ? byte"

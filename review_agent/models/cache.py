@@ -24,7 +24,7 @@ def key(*parts: str) -> str:
     """sha256 over the parts, each length-prefixed so no two splits collide."""
     h = hashlib.sha256(VERSION.encode())
     for part in parts:
-        data = part.encode("utf-8", "surrogateescape")
+        data = part.encode("utf-8", "surrogatepass")
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
     return h.hexdigest()

@@ -46,7 +46,7 @@ def estimate_tokens(text: str) -> int:
         elif c.isdigit():
             n += 1
         else:
-            n += (len(s) + 2) // 3 if s.isascii() else len(s.encode("utf-8")) // 2
+            n += (len(s) + 2) // 3 if s.isascii() else len(s.encode("utf-8", "surrogatepass")) // 2
     return n
 
 

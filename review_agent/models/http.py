@@ -111,7 +111,8 @@ def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadl
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise HttpFailure(f"timed out before a request to {where}", retryable=False)
-    data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    # undecodable bytes of the repository (surrogate escapes) go out as "?"
+    data = json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace")
     req = urllib.request.Request(url, data=data, method="POST", headers={
         "Content-Type": "application/json", "Accept": "application/json", **headers})
     try:

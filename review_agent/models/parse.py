@@ -85,6 +85,11 @@ def _line(value: Any) -> int | None:
     return None
 
 
+def _clean(text: str) -> str:
+    """Text without lone surrogates (JSON allows "\\ud800"; nothing downstream does)."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def finding(item: Any) -> Finding:
     """One schema-checked finding (source "model"), or ParseError saying what is wrong."""
     if not isinstance(item, dict):
@@ -104,10 +109,10 @@ def finding(item: Any) -> Finding:
     message = item.get("message")
     if not isinstance(message, str) or not message.strip():
         raise ParseError("a finding has no message")
-    text = " ".join(message.split())
+    text = " ".join(_clean(message).split())
     if len(text) > MAX_MESSAGE:
         text = text[: MAX_MESSAGE - 1] + "…"
-    clean = path.strip()
+    clean = _clean(path.strip())
     while clean.startswith("./"):
         clean = clean[2:]
     return Finding(clean, line, end, sev, rule_id(item.get("rule")), text, "model")
