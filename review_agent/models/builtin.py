@@ -11,7 +11,13 @@ from typing import Any
 from review_agent.errors import ModelError
 from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.records import ContextBundle
-from review_agent.team.critique import context_defs, covers, critique_artifact, keywords
+from review_agent.team.critique import (
+    context_defs,
+    covers,
+    critique_artifact,
+    keywords,
+    related,
+)
 from review_agent.team.sources import PyDef, module_name, parse, smells
 
 Request = Mapping[str, Any]
@@ -197,7 +203,7 @@ def _scaffold(request: Request) -> dict[str, Any]:
         best = max(names, key=lambda n: (len(keywords(n) & keywords(c)), -names.index(n)))
         assigned[best].append(c)
     reuse = [d for d in defs if d.public and d.kind == "function"
-             and keywords(d.name) & keywords(goal + " " + " ".join(criteria))]
+             and related(keywords(d.name), keywords(goal + " " + " ".join(criteria)))]
     py_sources = [str(s["path"]) for s in _sources(request) if str(s["path"]).endswith(".py")]
     target = (brief.get("target_files") or [None])[0] or posixpath.join(
         posixpath.dirname(py_sources[0]) if py_sources else "src", names[0] + ".py")

@@ -24,6 +24,12 @@ def keywords(text: str) -> set[str]:
     return {w.rstrip("s") for w in words if len(w) > 2 and w not in STOPWORDS}
 
 
+def related(a: set[str], b: set[str]) -> bool:
+    """Some word of one set is, or starts, a word of the other ("token" and "tokenize")."""
+    return any(x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)))
+               for x in a for y in b)
+
+
 def covers(criterion: str, text: str) -> bool:
     """A text covers a criterion when it quotes it or shares most of its keywords."""
     if criterion.lower() in text.lower():

@@ -40,9 +40,30 @@ def parse(content: str) -> ast.Module | None:
         return None
 
 
+def _arg(a: ast.arg, default: ast.expr | None) -> str:
+    text = a.arg + (f": {ast.unparse(a.annotation)}" if a.annotation is not None else "")
+    if default is not None:
+        text += (" = " if a.annotation is not None else "=") + ast.unparse(default)
+    return text
+
+
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:
+    """The signature as PEP 8 writes it (ast.unparse drops the spaces around `=`)."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    parts = [_arg(a, d) for a, d in zip(positional, [*defaults, *args.defaults], strict=True)]
+    if args.posonlyargs:
+        parts.insert(len(args.posonlyargs), "/")
+    if args.vararg is not None:
+        parts.append("*" + _arg(args.vararg, None))
+    elif args.kwonlyargs:
+        parts.append("*")
+    parts.extend(_arg(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    if args.kwarg is not None:
+        parts.append("**" + _arg(args.kwarg, None))
     returns = f" -> {ast.unparse(node.returns)}" if node.returns is not None else ""
-    return f"{name}({ast.unparse(node.args)}){returns}"
+    return f"{name}({', '.join(parts)}){returns}"
 
 
 def _raises(node: ast.AST) -> tuple[str, ...]:
