@@ -296,7 +296,9 @@ def test_node_errors_point_at_the_node_line() -> None:
 @pytest.mark.parametrize("text", [
     "", "null", "[]", "42", "just text", "!!python/object/apply:os.system [ls]",
     "&a [*a]", "nodes: &a [*a]\nid: x\nversion: 1\nedges: []\nfinalize: {run: fin}\n",
-    "[" * 60_000, "- " * 60_000 + "x", "id: \ud800", "{? [a]: b}", "id: x\nid: x\n",
+    "[" * 60_000, "- " * 60_000 + "x", "[" * 300 + "]" * 300,
+    "id: t\nversion: 1\nnodes: " + "[" * 5_000 + "]" * 5_000 + "\n",
+    "id: \ud800", "{? [a]: b}", "id: x\nid: x\n",
     "id: t\nversion: 1\nnodes: [{id: a}]\nedges: [{from: a, to: finalize, when: [x]}]\n"
     "finalize: {run: fin}\n",
 ])
@@ -321,3 +323,15 @@ def test_shipped_graph_passes_with_no_warnings() -> None:
     assert report["warnings"] == []
     missing = validate_text(text, known - {"finalize_response"})
     assert codes(missing, "structural") == ["UNKNOWN_NODE_FUNCTION"]
+
+
+def test_large_flow_style_graph_validates() -> None:
+    # 500 flow mappings exceed the cheap nesting bound: the exact depth check takes over
+    size = 500
+    text = ("id: big\nversion: 1\ndefaults: {max_iterations: 2}\nnodes:\n"
+            + "".join(f"  - {{id: n{i}}}\n" for i in range(size)) + "edges:\n"
+            + "".join(f"  - {{from: n{i}, to: {f'n{i + 1}' if i + 1 < size else 'finalize'}, "
+                      'when: "true"}\n' for i in range(size))
+            + "finalize: {run: fin}\n")
+    report = validate_text(text, {f"n{i}" for i in range(size)} | {"fin"})
+    assert report["overall"] == "pass" and report["warnings"] == []

@@ -26,7 +26,7 @@ LIMIT_DEFAULTS = {"max_total_transitions": 50, "max_state_visits": 5}
 
 Error = dict[str, Any]
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-MAX_C_NESTING = 200  # libyaml measured fine at 20,000 levels; stay far below
+MAX_C_NESTING = 200  # libyaml crashed at 3,000 levels in a 512 KiB thread stack
 
 
 def validate_text(text: str, known: Collection[str], source: str = "") -> dict[str, Any]:
@@ -105,6 +105,23 @@ def _nesting_bound(text: str) -> int:
     return text.count("[") + text.count("{") + block + 1
 
 
+def _event_depth(text: str) -> int:
+    """The real nesting depth, from libyaml's parse events (its parser does not recurse)."""
+    loader = _LOADER(text)
+    depth = deepest = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                deepest = max(deepest, depth)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    finally:
+        loader.dispose()
+    return deepest
+
+
 def _parse(text: str) -> tuple[Any, _Lines, list[Error]]:
     lines = _Lines()
     try:
@@ -113,9 +130,13 @@ def _parse(text: str) -> tuple[Any, _Lines, list[Error]]:
         line = text.count("\n", 0, exc.start) + 1
         return None, lines, [_err("SCHEMA_INVALID", f"not valid Unicode text at line {line}",
                                   line=line)]
-    # libyaml recurses in C and crashes the interpreter on very deep nesting; the Python
-    # loader raises RecursionError instead. Real graphs nest a handful of levels.
-    deep = _nesting_bound(text) > MAX_C_NESTING
+    # libyaml's composer recurses in C and crashes the interpreter on very deep nesting; the
+    # Python loader raises RecursionError instead. Real graphs nest a handful of levels, so
+    # the exact (event-scan) depth is only needed when the cheap bound is high.
+    try:
+        deep = _nesting_bound(text) > MAX_C_NESTING and _event_depth(text) > MAX_C_NESTING
+    except yaml.YAMLError as exc:
+        return None, lines, [_yaml_error(exc, text)]
     loader = yaml.SafeLoader(text) if deep else _LOADER(text)
     try:
         node = loader.get_single_node()
