@@ -402,3 +402,32 @@ def test_every_added_line_is_shown_once_with_its_number(tmp_path: Path, old: lis
         for ex in cf.excerpts:
             nums = [ln.new_no for ln in ex.lines if ln.new_no is not None]
             assert nums == sorted(set(nums))
+
+
+HEADER_CASES = [
+    ("go", "package main\n\nfunc (s *Server) Handle(w http.ResponseWriter) {\n"
+           "\tif s.ok {\n\t\tw.Write(nil)\n\t}\n}\n", 5,
+     "func (s *Server) Handle(w http.ResponseWriter) {"),
+    ("rust", "impl Cart {\n    pub fn total(&self) -> u32 {\n        let s = 0;\n"
+             "        s\n    }\n}\n", 4, "pub fn total(&self) -> u32 {"),
+    ("java", "public class Cart {\n    public int total(List<Item> items) {\n"
+             "        int s = 0;\n        for (Item i : items) {\n            s += i.price;\n"
+             "        }\n        return s;\n    }\n}\n", 5, "public int total(List<Item> items) {"),
+    ("c", "int sum(int *xs, size_t n) {\n    int s = 0;\n    if (n) {\n        s = xs[0];\n"
+          "    }\n    return s;\n}\n", 4, "int sum(int *xs, size_t n) {"),
+    ("ruby", "class Cart\n  def total\n    items.sum(&:price)\n  end\nend\n", 3, "def total"),
+    ("typescript", "export class Cart {\n  private total(items: Item[]): number {\n"
+                   "    return items.length;\n  }\n}\n", 3,
+     "private total(items: Item[]): number {"),
+    ("python", "x = 1\ny = 2\n", 2, ""),
+    ("python", "def f():\n    return 1\n\n\nz = f()\n", 5, ""),
+    ("markdown", "# Title\n\ntext\n", 3, ""),
+]
+
+
+def test_headers_in_other_languages() -> None:
+    from review_agent.context import find_header
+
+    for language, text, line_no, expected in HEADER_CASES:
+        lines = dict(enumerate(text.split("\n"), 1))
+        assert find_header(lines.get, line_no, language) == expected, (language, text)
