@@ -118,3 +118,9 @@ def test_loopback_model_bypasses_an_http_proxy(monkeypatch: pytest.MonkeyPatch) 
     with ModelServer(content("direct")) as srv:
         assert b"direct" in _post(srv)
     assert len(srv.requests) == 1
+
+
+def test_surrogate_escapes_in_a_payload_go_out_as_question_marks() -> None:
+    with ModelServer(content("ok")) as srv:
+        post(srv.base_url, {"text": "caf\udce9"}, {}, time.monotonic() + 5)
+    assert srv.requests[0].body == {"text": "caf?"}
