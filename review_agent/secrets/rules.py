@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from review_agent.secrets.generic import GENERIC
 from review_agent.secrets.providers import CLOUD, VCS
@@ -26,41 +27,49 @@ BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 GENERIC_KINDS = frozenset({"assign", "url", "entropy"})
 
 
-@lru_cache(maxsize=1)
-def keyword_index() -> tuple[re.Pattern[str], dict[str, tuple[Rule, ...]]]:
-    """One trie-shaped regex over every keyword, and keyword -> the rules it wakes.
+# Characters from most to least frequent in lowercased source code (CPython's stdlib);
+# each keyword is found through its rarest character, so the prefilter regex starts at
+# few positions of a file instead of at every letter.
+FREQUENCY = (
+    " etsarinol\ncdfpu_m'h.0)(,gxb:\"=#yw-vk>12\\[]53486zj9*q7/%+<}{`!@;|?&^~$"
+)
+RANK = {ch: i for i, ch in enumerate(FREQUENCY)}
 
-    A keyword that contains another keyword also wakes that keyword's rules, because the
-    regex reports the longest keyword starting at a position.
-    """
+
+# Keywords made only of characters more frequent than this are found with str.find instead.
+RARE_FROM = RANK["g"]
+
+
+class KeywordIndex(NamedTuple):
+    regex: re.Pattern[str]  # matches at the anchor character of some keyword
+    at: dict[str, tuple[tuple[int, str], ...]]  # anchor -> (offset in keyword, keyword)
+    common: tuple[str, ...]  # keywords without a rare character: one str.find pass each
+    rules: dict[str, tuple[Rule, ...]]  # keyword -> the rules it wakes
+
+
+@lru_cache(maxsize=1)
+def keyword_index() -> KeywordIndex:
+    """The prefilter: one regex over the lowercased text, anchored on rare characters."""
     rules_of: dict[str, list[Rule]] = {}
     for rule in RULES:
         for kw in rule.keywords:
             rules_of.setdefault(kw, []).append(rule)
-    index: dict[str, tuple[Rule, ...]] = {}
-    for kw in rules_of:
-        woken = [r for other, rs in rules_of.items() if other in kw for r in rs]
-        index[kw] = tuple(dict.fromkeys(woken))
-    return re.compile(_trie(sorted(rules_of))), index
-
-
-def _trie(words: list[str]) -> str:
-    root: dict[str, dict[str, object]] = {}
-    for w in words:
-        node = root
-        for ch in w:
-            node = node.setdefault(ch, {})  # type: ignore[assignment]
-        node[""] = {}
-    return _emit(root)
-
-
-def _emit(node: dict[str, dict[str, object]]) -> str:
-    ends = "" in node
-    alts = [re.escape(ch) + _emit(sub) for ch, sub in sorted(node.items())  # type: ignore[arg-type]
-            if ch != ""]
-    if not alts:
-        return ""
-    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-    if ends:
-        return "(?:" + body + ")?" if len(alts) == 1 else body + "?"
-    return body
+    at: dict[str, list[tuple[int, str]]] = {}
+    common: list[str] = []
+    for kw in sorted(rules_of):
+        off = max(range(len(kw)), key=lambda i: (RANK.get(kw[i], len(RANK)), -i))
+        if RANK.get(kw[off], len(RANK)) < RARE_FROM:
+            common.append(kw)
+        else:
+            at.setdefault(kw[off], []).append((off, kw))
+    branches = []
+    for ch, entries in sorted(at.items()):
+        alts = "|".join(
+            (f"(?<={re.escape(kw[:off + 1])})" if off else "")
+            + (f"(?={re.escape(kw[off + 1:])})" if off + 1 < len(kw) else "")
+            for off, kw in entries
+        )
+        branches.append(re.escape(ch) + "(?:" + alts + ")")
+    rules = {kw: tuple(rs) for kw, rs in rules_of.items()}
+    return KeywordIndex(re.compile("|".join(branches)),
+                        {ch: tuple(e) for ch, e in at.items()}, tuple(common), rules)

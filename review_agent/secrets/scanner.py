@@ -62,33 +62,76 @@ def _candidates(text: str, path: str) -> list[Candidate]:
 
 def _keyword_spans(text: str) -> dict[Rule, list[tuple[int, int]]]:
     """Rule -> merged character spans of the lines (±window) around its keywords."""
-    regex, index = keyword_index()
-    low = text.lower()
+    index = keyword_index()
+    low = lowered(text)
     n = len(text)
     raw: dict[Rule, list[tuple[int, int]]] = {}
     last_line = (-1, -1)
-    for m in regex.finditer(low):
-        i = m.start()
-        if last_line[0] <= i < last_line[1]:
+    for m in index.regex.finditer(low):
+        a = m.start()
+        if last_line[0] <= a < last_line[1]:
             ls, le = last_line
         else:
-            ls = text.rfind("\n", 0, i) + 1
-            le = text.find("\n", i)
+            ls = text.rfind("\n", 0, a) + 1
+            le = text.find("\n", a)
             le = n if le < 0 else le
             last_line = (ls, le)
-        for rule in index[m.group()]:
-            s, e = ls, le
-            for _ in range(rule.window):
-                s = text.rfind("\n", 0, max(s - 1, 0)) + 1 if s > 0 else 0
-                nxt = text.find("\n", e + 1)
-                e = n if nxt < 0 or e >= n else nxt
-            spans = raw.setdefault(rule, [])
-            if spans and s <= spans[-1][1]:
-                if e > spans[-1][1]:
-                    spans[-1] = (spans[-1][0], e)
-            else:
-                spans.append((s, e))
+        for off, kw in index.at[low[a]]:
+            if not low.startswith(kw, a - off):
+                continue
+            for rule in index.rules[kw]:
+                _add_span(raw, rule, text, ls, le)
+    for kw in index.common:
+        a = low.find(kw)
+        while a >= 0:
+            ls = text.rfind("\n", 0, a) + 1
+            le = text.find("\n", a)
+            le = n if le < 0 else le
+            for rule in index.rules[kw]:
+                _add_span(raw, rule, text, ls, le)
+            a = low.find(kw, le)
+    for spans in raw.values():
+        if len(spans) > 1:
+            _merge(spans)
     return raw
+
+
+def _merge(spans: list[tuple[int, int]]) -> None:
+    """Sort and merge overlapping spans in place (str.find passes add them out of order)."""
+    spans.sort()
+    out = [spans[0]]
+    for s, e in spans[1:]:
+        if s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    spans[:] = out
+
+
+def _add_span(raw: dict[Rule, list[tuple[int, int]]], rule: Rule, text: str, ls: int,
+              le: int) -> None:
+    """Add the line [ls, le) widened by the rule's window, merging with the previous span."""
+    n = len(text)
+    s, e = ls, le
+    for _ in range(rule.window):
+        s = text.rfind("\n", 0, max(s - 1, 0)) + 1 if s > 0 else 0
+        nxt = text.find("\n", e + 1)
+        e = n if nxt < 0 or e >= n else nxt
+    spans = raw.setdefault(rule, [])
+    if spans and s <= spans[-1][1]:
+        if e > spans[-1][1]:
+            spans[-1] = (spans[-1][0], e)
+    else:
+        spans.append((s, e))
+
+
+def lowered(text: str) -> str:
+    """Lowercase with offsets kept: a few characters (U+0130) grow when lowercased."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
 def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | None:
