@@ -88,12 +88,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
         if reason is not None:
             not_reviewed.append((fc.path, reason))
             continue
-        staged_file = stage_file(fc, blobs.get(fc.new_sha) if fc.new_sha in blobs else None,
-                                 options)
-        if staged_file is None:
-            not_reviewed.append((fc.path, "nothing to show"))
-            continue
-        cf, redacted = staged_file
+        cf, redacted = stage_file(fc, blobs.get(fc.new_sha), options)
         size = file_size(cf)
         if size > budget:
             not_reviewed.append((fc.path, "too large"))
@@ -166,8 +161,12 @@ def _minified(blob: bytes) -> bool:
 
 
 def stage_file(fc: FileChange, blob: bytes | None, options: Options
-               ) -> tuple[ContextFile, int] | None:
-    """A file's excerpts (text already redacted) and how many secrets were redacted."""
+               ) -> tuple[ContextFile, int]:
+    """A file's excerpts (text already redacted) and how many secrets were redacted.
+
+    A rename, copy or mode change without edits has no excerpts but is still listed,
+    so a reviewer knows it happened.
+    """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     redacted = 0
     # removed lines are redacted together, so a key split over lines is still caught
@@ -188,8 +187,6 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options
         new_lines, n = _new_side(fc, blob, options)
         redacted += n
         excerpts = _excerpts(fc, new_lines, removed, removed_text, options.context_lines)
-    if not excerpts:
-        return None
     language = "symlink" if fc.is_symlink else language_of(fc.path)
     return ContextFile(fc.path, fc.old_path, fc.status, language, excerpts), redacted
 

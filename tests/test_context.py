@@ -431,3 +431,14 @@ def test_headers_in_other_languages() -> None:
     for language, text, line_no, expected in HEADER_CASES:
         lines = dict(enumerate(text.split("\n"), 1))
         assert find_header(lines.get, line_no, language) == expected, (language, text)
+
+
+def test_pure_rename_and_mode_change_are_listed_without_excerpts(repo_with_commit: Repo
+                                                                  ) -> None:
+    repo_with_commit.git("mv", "tests/test_app.py", "tests/test_calc.py")
+    repo_with_commit.git("update-index", "--chmod=+x", "src/app.py")
+    _, bundle = staged(repo_with_commit)
+    assert [(f.path, f.old_path, f.status, f.excerpts) for f in bundle.files] == [
+        ("src/app.py", None, "M", ()), ("tests/test_calc.py", "tests/test_app.py", "R", ())]
+    assert bundle.not_reviewed == ()
+    assert 'path="tests/test_calc.py" status=R from="tests/test_app.py"' in render_bundle(bundle)
