@@ -7,12 +7,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from review_agent.errors import GraphError
-from review_agent.graph.validate import (
-    FINALIZE,
-    LIMIT_DEFAULTS,
-    check_text,
-    entries_of,
-)
+from review_agent.graph.analysis import entries_of
+from review_agent.graph.codes import FINALIZE, LIMIT_DEFAULTS
+from review_agent.graph.validate import check_text
 from review_agent.graph.when import When, parse_when
 from review_agent.resources import default_graph_path
 
