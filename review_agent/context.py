@@ -224,48 +224,33 @@ def _new_side(fc: FileChange, blob: bytes | None, options: Options
     return out, n
 
 
-class _Run:
-    """Consecutive changed lines of a hunk: new-side span plus the removed lines' gaps."""
-
-    __slots__ = ("lo", "hi", "first")
-
-    def __init__(self, lo: int, hi: int, first: int) -> None:
-        self.lo, self.hi, self.first = lo, hi, first
-
-
 def _excerpts(fc: FileChange, new_lines: dict[int, str], removed: list[DiffLine],
               removed_text: dict[int, str], context: int) -> tuple[Excerpt, ...]:
     added: set[int] = set()
     gaps: dict[int, list[DiffLine]] = {}  # new line number a removed line sits before
-    runs: list[_Run] = []
     index = {id(ln): i for i, ln in enumerate(removed)}
-    for h in fc.hunks:
-        for lo, hi, first in _change_runs(h.lines, h.new_start, h.new_len, added, gaps,
-                                          index, removed_text):
-            runs.append(_Run(lo, hi, first))
-    if not runs:
-        return ()
+    runs = [run for h in fc.hunks for run in _change_runs(
+        h.lines, h.new_start, h.new_len, added, gaps, index, removed_text)]
     last = max(new_lines) if new_lines else 0
-    windows: list[_Run] = []
-    for r in sorted(runs, key=lambda r: r.lo):
-        lo, hi = max(1, r.lo - context), min(last, r.hi + context)
-        if windows and lo <= windows[-1].hi + 1:
-            windows[-1].hi = max(windows[-1].hi, hi)
+    windows: list[list[int]] = []  # [lo, hi, first changed line], merged when they touch
+    for run_lo, run_hi, first in sorted(runs):
+        lo, hi = max(1, run_lo - context), min(last, run_hi + context)
+        if windows and lo <= windows[-1][1] + 1:
+            windows[-1][1] = max(windows[-1][1], hi)
         else:
-            windows.append(_Run(lo, hi, r.first))
+            windows.append([lo, hi, first])
     old_of = _old_numbers(fc)
     language = language_of(fc.path)
     out: list[Excerpt] = []
-    for w in windows:
+    for lo, hi, first in windows:
         lines: list[DiffLine] = []
-        for n in range(w.lo, w.hi + 2):
+        for n in range(lo, hi + 2):
             lines.extend(gaps.get(n, ()))
-            if n <= w.hi and n in new_lines:
+            if n <= hi and n in new_lines:
                 kind = "+" if n in added else " "
                 lines.append(DiffLine(kind, None if kind == "+" else old_of(n), n,
                                       new_lines[n]))
-        header = find_header(new_lines.get, w.first, language)
-        out.append(Excerpt(header, tuple(lines)))
+        out.append(Excerpt(find_header(new_lines.get, first, language), tuple(lines)))
     return tuple(out)
 
 
