@@ -299,3 +299,19 @@ def test_shipped_graph_retry_loop_ends_at_the_iteration_limit() -> None:
     assert final["status"] == "needs_review"
     assert final["context_warnings"] == [
         "limit max_iterations=2 spent at decide_next_step; finalized early"]
+
+
+def test_a_hand_built_graph_without_entry_starts_at_the_first_unentered_node() -> None:
+    built = graph(LOOP_NODES, LOOP_EDGES, max_iterations=1)._replace(entry="")
+    rec = Recorder({"b": [{"status": "done"}]})
+    final = run_graph(built, rec.registry("s", "a", "b"), {}, None)
+    assert rec.calls == ["s", "a", "b", "fin"]
+    assert final["context_warnings"] == []
+
+
+def test_a_node_replacing_context_warnings_does_not_break_the_limit_warning() -> None:
+    g = graph([{"id": "a"}], [("a", "a", "true"), ("a", "finalize", "true")], max_iterations=1)
+    rec = Recorder({"a": [{"context_warnings": "one string"}]})
+    final = run_graph(g, rec.registry("a"), {}, None)
+    assert final["context_warnings"] == [
+        "one string", "limit max_iterations=1 spent at a; finalized early"]

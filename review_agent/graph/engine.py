@@ -50,7 +50,18 @@ def _fail(state: dict[str, Any], message: str) -> None:
 
 
 def _warn(state: dict[str, Any], message: str) -> None:
-    state["context_warnings"] = [*state.get("context_warnings", []), message]
+    earlier = state.get("context_warnings")
+    if not isinstance(earlier, list):  # a node replaced the list with something else
+        earlier = [] if earlier is None else [str(earlier)]
+    state["context_warnings"] = [*earlier, message]
+
+
+def _entry(graph: Graph) -> str:
+    """The recorded entry, or the first node no other node leads to (hand-built graphs)."""
+    if graph.entry:
+        return graph.entry
+    entered = {e.target for e in graph.edges if e.target != e.source}
+    return next(n.id for n in graph.nodes if n.id not in entered)
 
 
 def _spent_limit(graph: Graph, target: str, transitions: int, visits: Mapping[str, int]
@@ -97,7 +108,7 @@ def run_graph(graph: Graph, registry: Mapping[str, NodeFn], state: dict[str, Any
     transitions = 0
     limit: str | None = None
     emit("run.start", graph=graph.id, version=graph.version)
-    current = graph.entry
+    current = _entry(graph)
     while True:
         node = nodes[current]
         visits[current] = visits.get(current, 0) + 1
