@@ -100,7 +100,9 @@ def critique_artifact(role: str, task_type: str, artifact: Mapping[str, Any],
                                   fixable=True, check="functions"))
         placeholders = [n for n, text in tests if "pytest.fail(" in text]
         if placeholders:
-            items.append(item(f"{len(placeholders)} tests are placeholders a human must complete: "
+            count = f"{len(placeholders)} test{'s are' if len(placeholders) > 1 else ' is a'}"
+            items.append(item(f"{count} placeholder{'s' * (len(placeholders) > 1)} a human must "
+                              "complete: "
                               + ", ".join(placeholders), fixable=False, severity="info",
                               check="placeholders"))
     elif role == "documenter":

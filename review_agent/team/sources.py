@@ -18,7 +18,7 @@ class PyDef(NamedTuple):
     signature: str  # "parse_row(row: dict[str, str], *, strict: bool = False) -> Row"
     docstring: str
     raises: tuple[str, ...]  # exception names raised in the body
-    params: tuple[str, ...]
+    params: tuple[str, ...]  # the ones a caller must pass
 
     @property
     def public(self) -> bool:
@@ -78,9 +78,12 @@ def _raises(node: ast.AST) -> tuple[str, ...]:
 
 
 def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The parameters a caller must pass (no defaults, not self or cls)."""
     args = node.args
-    return tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
-                 if a.arg not in ("self", "cls"))
+    positional = [*args.posonlyargs, *args.args]
+    required = positional[:len(positional) - len(args.defaults)]
+    required += [a for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
+    return tuple(a.arg for a in required if a.arg not in ("self", "cls"))
 
 
 def definitions(path: str, content: str) -> list[PyDef]:
