@@ -14,15 +14,21 @@ class Classification(NamedTuple):
     scores: dict[str, int]
 
 
-def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+def _rx(*patterns: str) -> tuple[str, ...]:
+    # Kept as text: `re` compiles and caches each on first use, so importing this module
+    # (on the hook's path) costs nothing.
+    return patterns
+
+
+def _search(pattern: str, text: str) -> re.Match[str] | None:
+    return re.search(pattern, text, re.IGNORECASE)
 
 
 _OBJ = r"(?:it|this|that|them|these|those|everything|all|the\s+\w+(?:\s+\w+)?|my\s+\w+|to\s+\w+)"
 
 # action -> (reason, patterns). Autonomous repository, deployment, credential and destructive
 # operations stay with humans; the team only proposes.
-BLOCKED: dict[str, tuple[str, tuple[re.Pattern[str], ...]]] = {
+BLOCKED: dict[str, tuple[str, tuple[str, ...]]] = {
     "commit": ("the tool never commits; a human commits after reviewing the proposal", _rx(
         r"\bgit\s+commit\b", rf"\bcommit\s+{_OBJ}\b", r"\b(?:and|then)\s+commit\b",
         r"^\W*(?:please\s+)?commit\b", r"\bcommit\s+(?:and|&)\s+(?:push|merge)\b",
@@ -57,7 +63,7 @@ BLOCKED: dict[str, tuple[str, tuple[re.Pattern[str], ...]]] = {
 }
 
 # task type -> weighted phrasings; the highest total wins, ties by PRIORITY.
-SIGNALS: dict[str, tuple[tuple[int, re.Pattern[str]], ...]] = {
+SIGNALS: dict[str, tuple[tuple[int, str], ...]] = {
     "test_creation": tuple((w, p) for w, ps in (
         (3, _rx(r"\b(?:unit|integration|regression|property|pytest|test)\s+"
                 r"(?:tests?|cases?|suite)\b",
@@ -120,7 +126,7 @@ def blocked_actions(text: str) -> tuple[dict[str, str], ...]:
     out = []
     for action, (reason, patterns) in BLOCKED.items():
         for pattern in patterns:
-            m = pattern.search(text)
+            m = _search(pattern, text)
             if m:
                 out.append({"action": action, "reason": reason, "requested": m.group(0)})
                 break
@@ -128,16 +134,17 @@ def blocked_actions(text: str) -> tuple[dict[str, str], ...]:
 
 
 def score(text: str) -> dict[str, int]:
-    return {kind: sum(w for w, p in signals if p.search(text)) for kind, signals in SIGNALS.items()}
+    return {kind: sum(w for w, p in signals if _search(p, text))
+            for kind, signals in SIGNALS.items()}
 
 
 def classify(text: str, requested_role: str | None, trigger_source: str) -> Classification:
     """Task type from the request, the requested role and the trigger (reviews are fixed)."""
     blocked = blocked_actions(text)
-    scores = score(text)
     if trigger_source in REVIEW_TRIGGERS:
         # A hook or pipeline review stays a review; an action it asked for is only recorded.
-        return Classification("review", blocked, scores)
+        return Classification("review", blocked, {})
+    scores = score(text)
     if blocked:
         return Classification("unsupported", blocked, scores)
     best = max(PRIORITY, key=lambda k: (scores[k], -PRIORITY.index(k)))

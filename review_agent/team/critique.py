@@ -12,11 +12,10 @@ from review_agent.team.sources import PyDef, definitions, parse
 STOPWORDS = frozenset("""a an and are as at be by for from has have in into is it its of on or
 that the their them this to was were when with without must should shall will each every all
 any not no only than then there these those which while who whom user users value values""".split())
-CLAIMS = re.compile(
+CLAIMS = (
     r"\b(?:I|we)\s+(?:have\s+|'ve\s+)?(?:wrote|written|created|applied|committed|pushed|ran|"
     r"executed|deployed|saved|modified)\b|\b(?:has|have)\s+been\s+(?:written|applied|committed|"
-    r"pushed|deployed|saved|executed)\b", re.IGNORECASE)
-LINE_REF = re.compile(r"([\w./-]+\.\w+):(\d+)")
+    r"pushed|deployed|saved|executed)\b")
 
 
 def keywords(text: str) -> set[str]:
@@ -69,7 +68,7 @@ def critique_artifact(role: str, task_type: str, artifact: Mapping[str, Any],
     checks = 2
     if not content.strip():
         items.append(item("the proposal is empty", fixable=True, check="content"))
-    if CLAIMS.search(content) or CLAIMS.search(summary):
+    if re.search(CLAIMS, content + "\n" + summary, re.IGNORECASE):
         items.append(item("the proposal claims something was applied; it may only propose",
                           fixable=True, check="claims"))
     for missing in artifact.get("missing_context") or []:
