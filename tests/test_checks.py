@@ -148,9 +148,11 @@ def test_skipped_files_only_get_conflict_markers(git_repo: Repo) -> None:
 
 
 def test_crlf_lines(git_repo: Repo) -> None:
-    git_repo.stage({"src/w.py": b"def f():\r\n    print(1)\r\n=======\r\n"})
-    assert rules(check(git_repo)) == [("src/w.py", "debug-print", 2),
-                                      ("src/w.py", "conflict-marker", 3)]
+    git_repo.stage({"src/w.py": b"def f():\r\n    print(1)\r\n<<<<<<< HEAD\r\n=======\r\n"
+                                b">>>>>>> b\r\n"})
+    found = check(git_repo)
+    assert rules(found) == [("src/w.py", "debug-print", 2), ("src/w.py", "conflict-marker", 3)]
+    assert found[1].end_line == 5
 
 
 def test_modified_file_only_added_lines_count(repo_with_commit: Repo) -> None:

@@ -27,7 +27,8 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("print-in-main", "src/pkg/__main__.py", "print('usage: pkg FILE')\n", []),
     ("print-in-cli", "src/pkg/cli.py", "def main():\n    print('done')\n", []),
     ("print-to-stderr", "src/warn.py",
-     "import sys\n\n\ndef warn(msg):\n    print(msg, file=sys.stderr)\n", []),
+     "import sys\n\n\ndef warn(msg, stream):\n    print(msg, file=sys.stderr)\n"
+     "    pprint(msg, stream=stream)\n", []),
     ("print-method-and-string", "src/fmt.py",
      "def show(doc, printer):\n    printer.print(doc)\n    label = 'call print(x) here'\n"
      "    # print(doc) was the old way\n    return label\n", []),
@@ -40,8 +41,9 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("pdb-one-liner", "src/calc2.py",
      "def calc(x):\n    import pdb; pdb.set_trace()\n    return x\n", [("debugger", 2)]),
     ("ipdb-in-test", "tests/test_calc.py",
-     "def test_calc():\n    import ipdb\n    ipdb.set_trace()\n",
-     [("debugger", 2), ("debugger", 3)]),
+     "def test_calc():\n    import ipdb\n    ipdb.set_trace()\n", [("debugger", 3)]),
+    ("pdb-integration", "src/debugging.py",
+     "import pdb\n\n\nclass Debugger(pdb.Pdb):\n    pass\n", []),
     ("breakpoint-near-miss", "src/bp.py",
      "def set_breakpoint(line):\n    debugger.set_breakpoint(line)\n    # breakpoint() here\n",
      []),
@@ -74,6 +76,8 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("conflict-in-markdown", "docs/notes.md",
      "<<<<<<< HEAD\nold\n=======\nnew\n>>>>>>> b\n", [("conflict-marker", 1)]),
     ("rst-heading", "docs/index.rst", "Release\n=======\n\nText.\n", []),
+    ("docstring-heading", "src/mod.py", '"""Module.\n\nSPEEDUP\n=======\n\nText.\n"""\n', []),
+    ("stray-close-marker", "src/half.py", "x = 1\n>>>>>>> feature\n", [("conflict-marker", 2)]),
     ("equals-in-code", "src/sep.py", "SEP = '======='\nLINE = '<<<<<<< not a marker'\n", []),
     # --- security
     ("eval", "src/expr.py", "def calc(expr):\n    return eval(expr)\n", [("eval-exec", 2)]),
@@ -102,6 +106,12 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("yaml-full-loader", "src/conf2.py",
      "import yaml\n\n\ndef read(t):\n    return yaml.load(t, Loader=yaml.FullLoader)\n",
      [("yaml-load", 5)]),
+    ("yaml-positional-unsafe", "src/conf4.py",
+     "import yaml\n\n\ndef read(t):\n    return yaml.load(t, yaml.Loader)\n",
+     [("yaml-load", 5)]),
+    ("yaml-chosen-loader", "src/conf5.py",
+     "import yaml\n\nLOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)\n\n\n"
+     "def read(t):\n    return yaml.load(t, Loader=LOADER)\n", []),
     ("yaml-safe", "src/conf3.py",
      "import yaml\n\n\ndef read(t):\n    a = yaml.safe_load(t)\n"
      "    b = yaml.load(t, Loader=yaml.CSafeLoader)\n    c = yaml.load(\n        t,\n"
@@ -165,12 +175,16 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     # --- suppressions and markers
     ("noqa", "src/sup.py",
      "import os  # noqa\nimport re  # noqa: F401\nimport sys  # noqa: F401 - re-exported for "
-     "plugins\nx = f()  # type: ignore\n", [("lint-suppression", 1), ("lint-suppression", 2),
-                                            ("lint-suppression", 4)]),
+     "plugins\nx = f()  # type: ignore\ny = g()  # type: ignore[attr-defined]\n"
+     "# ruff: noqa\nrun(cmd)  # nosec B602\n",
+     [("lint-suppression", 1), ("lint-suppression", 4), ("lint-suppression", 6),
+      ("lint-suppression", 7)]),
     ("noqa-in-string", "src/sup2.py", "HELP = 'add # noqa to silence'\n", []),
     ("eslint-disable", "web/src/sup.ts",
-     "// eslint-disable-next-line\nconst a: any = 1;\n// @ts-ignore\nfoo(a);\n",
-     [("lint-suppression", 1), ("lint-suppression", 3)]),
+     "// eslint-disable-next-line\nconst a: any = 1;\n// @ts-ignore\nfoo(a);\n"
+     "/* eslint-disable no-console */\n// eslint-disable-next-line no-console -- CLI output\n"
+     "// @ts-expect-error: upstream types lag\n",
+     [("lint-suppression", 1), ("lint-suppression", 3), ("lint-suppression", 5)]),
     ("go-nolint", "pkg/x.go", "package x\n\nfunc f() { g() } //nolint\n",
      [("lint-suppression", 3)]),
     ("todo", "src/todo.py",
@@ -233,4 +247,4 @@ def test_messages_are_specific(findings: dict[str, list[Finding]]) -> None:
     (conflict,) = findings["conflict"]
     assert (conflict.line, conflict.end_line) == (2, 6)
     sup = {f.line: f.message for f in findings["noqa"]}
-    assert "blanket noqa" in sup[1] and "F401" in sup[2]
+    assert "blanket lint suppression (noqa)" in sup[1] and "file-wide" in sup[6]

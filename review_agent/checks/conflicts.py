@@ -11,18 +11,11 @@ CONFLICT = Rule("conflict-marker", "error",
                 "merge conflict marker: the file will not parse or build; resolve the conflict")
 RULES = (CONFLICT,)
 
-_OPEN_CLOSE = re.compile(r"^(<{7}|>{7}|\|{7})( |$)")
-_MIDDLE = re.compile(r"^={7}$")
-# documents underline headings with ====: the middle marker alone is not enough there
-_HEADINGS = frozenset({"markdown", "rst", "text", ""})
+_MARKER = re.compile(r"^(<{7}|>{7}|\|{7})( |$)|^={7}$")
 
 
 def _conflict(info: FileInfo, line: Line) -> str | None:
-    if _OPEN_CLOSE.match(line.raw):
-        return ""
-    if _MIDDLE.match(line.raw) and info.language not in _HEADINGS:
-        return ""
-    return None
+    return "" if _MARKER.match(line.raw) else None
 
 
 CHECKS = (LineCheck(CONFLICT, ("<<<<<<<", "=======", ">>>>>>>", "|||||||"), None, _conflict),)
@@ -40,6 +33,7 @@ def collapse(markers: list[tuple[Finding, str]]) -> list[Finding]:
             out[open_at] = out[open_at]._replace(end_line=f.line)
             if first_char == ">":
                 open_at = None
-        else:
-            out.append(f)  # a stray marker without its opener
+        elif first_char != "=":
+            # a lone ======= is a heading underline (RST, Markdown, docstrings), not a conflict
+            out.append(f)
     return out

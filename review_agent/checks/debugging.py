@@ -24,11 +24,12 @@ _PY_DEBUGGER = re.compile(
     r"(?<![\w.])(?P<bp>breakpoint)\(\s*\)"
     r"|\b(?P<mod>i?pdb|pudb|pdbpp|remote_pdb|web_pdb|celery\.contrib\.rdb)\s*\.\s*"
     r"(set_trace|post_mortem|pm)\("
-    r"|^\s*(from\s+(?P<from>i?pdb|pudb)\s+import\s+set_trace|import\s+(?P<imp>i?pdb|pudb)\b)")
+    # a bare `import pdb` is also how debugger integrations start: only set_trace counts
+    r"|^\s*from\s+(?P<from>i?pdb|pudb)\s+import\s+set_trace\b")
 _JS_DEBUGGER = re.compile(r"(^|[;{}]|\))\s*debugger\s*(;|$|\})")
 _RUBY_DEBUGGER = re.compile(r"\bbinding\s*\.\s*(pry|irb)\b|(^|;)\s*(byebug|debugger)\s*(;|$)")
 _PY_PRINT = re.compile(r"(?<![\w.])p?print\(")
-_PRINT_TO_FILE = re.compile(r"\bfile\s*=")
+_PRINT_TO_FILE = re.compile(r"\b(file|stream)\s*=")  # output to a chosen stream is deliberate
 
 
 def _py_debugger(info: FileInfo, line: Line) -> str | None:
@@ -40,7 +41,7 @@ def _py_debugger(info: FileInfo, line: Line) -> str | None:
     elif m.group("mod"):
         what = f"{m.group('mod')}.{m.group(3)}()"
     else:
-        what = f"import of {m.group('from') or m.group('imp')}"
+        what = f"{m.group('from')}.set_trace import"
     return f"{what} left in added code: it stops the program (and hangs CI) when reached"
 
 

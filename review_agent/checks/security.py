@@ -54,7 +54,8 @@ def _py_eval(info: FileInfo, line: Line) -> str | None:
 
 
 _YAML = re.compile(r"\byaml\s*\.\s*(load|load_all|unsafe_load|unsafe_load_all)\s*\(")
-_SAFE_LOADER = re.compile(r"\b(C?SafeLoader|BaseLoader|CBaseLoader)\b")
+_UNSAFE_LOADER = re.compile(r"(\bLoader\s*=\s*|,\s*)(yaml\s*\.\s*)?C?(Unsafe|Full)?Loader\b"
+                            r"(?!\s*=)")
 
 
 def _yaml_load(info: FileInfo, line: Line) -> str | None:
@@ -64,9 +65,12 @@ def _yaml_load(info: FileInfo, line: Line) -> str | None:
     if m.group(1).startswith("unsafe"):
         return ""
     # the Loader argument often sits on the next line of a wrapped call
-    window = " ".join([line.raw[m.start():], *line.after(2)])
+    window = " ".join([line.raw[m.end():], *line.after(2)])
     call = window[: window.find(")") + 1] if ")" in window else window
-    return None if _SAFE_LOADER.search(call) else ""
+    if _UNSAFE_LOADER.search(call):
+        return ""
+    # any other Loader (a variable, SafeLoader) is the author's explicit choice
+    return None if "Loader" in call else ""
 
 
 _SQL_WORDS = (r"(SELECT\b[^\"']*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"

@@ -7,21 +7,26 @@ import re
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
 
 SUPPRESSION = Rule("lint-suppression", "info",
-                   "new lint suppression: it hides a checker's warning; fix the cause or say "
-                   "why it is safe")
+                   "new blanket or file-wide lint suppression: it hides warnings, even future "
+                   "ones; name the code or fix the cause")
 TODO = Rule("todo-added", "info",
             "TODO/FIXME added: unfinished work is being committed; link an issue or finish it")
 RULES = (SUPPRESSION, TODO)
 
 # each alternative captures the codes it names (empty: a blanket suppression)
 _SUPPRESS = re.compile(
-    r"(?P<what>noqa|type\s*:\s*ignore|pyright\s*:\s*ignore|pylint\s*:\s*disable(?:-next)?"
+    r"(?P<what>(?:ruff|flake8)\s*:\s*noqa|mypy\s*:\s*ignore-errors|noqa|type\s*:\s*ignore|pyright\s*:\s*ignore|pylint\s*:\s*disable(?:-next)?"
     r"|nosec|eslint-disable(?:-next-line|-line)?|@ts-ignore|@ts-nocheck|@ts-expect-error"
     r"|nolint|NOSONAR|rubocop\s*:\s*disable|phpcs\s*:\s*ignore|NOLINT(?:NEXTLINE)?)"
     # the codes it names, after ":", "=", "[" or a space before a code-looking token
     r"(?:(?:\s*[:=]\s*|\s*[\[(]\s*|\s+(?=[A-Za-z@]+[-/]|[A-Z]+\d))"
     r"(?P<codes>[\w\-/@.]+(?:\s*,\s*[\w\-/@.]+)*)[\])]?)?(?P<rest>.*)", re.IGNORECASE)
 _REASON = re.compile(r"[A-Za-z]{3,}")
+
+
+# suppressions that switch a checker off for the whole file
+_FILE_WIDE = re.compile(r"^(eslint-disable|@ts-nocheck|(ruff|flake8)\s*:\s*noqa"
+                        r"|mypy\s*:\s*ignore-errors)$", re.IGNORECASE)
 
 
 def _suppression(info: FileInfo, line: Line) -> str | None:
@@ -31,12 +36,19 @@ def _suppression(info: FileInfo, line: Line) -> str | None:
     what = " ".join(m.group("what").split())
     codes = m.group("codes") or ""
     rest = m.group("rest").strip(" -:;,#/")
-    # a targeted suppression that explains itself is a reviewed decision, not noise
-    if codes and _REASON.search(rest):
+    if _FILE_WIDE.match(what):
+        scope = f"{what} {codes}".strip()
+        return (f"file-wide lint suppression ({scope}): every later warning of the file is "
+                "hidden; suppress single lines instead")
+    if what.lower() == "@ts-ignore":
+        return ("new @ts-ignore: it hides every type error on the next line, even future "
+                "ones; prefer @ts-expect-error with a reason")
+    # a suppression naming its codes is a deliberate, reviewable choice; security
+    # suppressions (nosec) still need a reason
+    if codes and (what.lower() != "nosec" or _REASON.search(rest)):
         return None
-    scope = f"{what} {codes}".strip() if codes else f"blanket {what}"
-    return (f"new lint suppression ({scope}): it hides a checker's warning; fix the cause "
-            "or say why it is safe")
+    return (f"new blanket lint suppression ({what}): it hides every warning on the line, "
+            "even future ones; name the code or fix the cause")
 
 
 _TODO = re.compile(r"(^|[\s*#/!-])(?P<tag>TODO|FIXME|XXX|HACK)\b(?P<tail>\s*(\(|:|\s\w|$))")
