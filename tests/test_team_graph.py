@@ -369,3 +369,14 @@ def test_same_input_gives_byte_identical_json_and_the_same_events() -> None:
 
     assert strip(a_events) == strip(b_events)
     assert [e["event"] for e in a_events][0] == "run.start"
+
+
+def test_specialist_without_usable_context_routes_to_clarification() -> None:
+    notes = {"kind": "docs", "path": "notes.md", "content": "# Parser\nIt parses.\n"}
+    final, events = run("document the parser", sources=[notes])
+    out = out_of(final)
+    assert out["status"] == "needs_context"
+    assert "no Python functions or classes in the context" in out["message"]
+    routes = [e.get("route") for e in events if e["event"] == "node.complete"]
+    assert "clarify" in routes
+    assert nodes_visited(events)[-2:] == ["request_clarification", "finalize"]

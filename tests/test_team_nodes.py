@@ -11,8 +11,9 @@ from review_agent import git
 from review_agent.config import Options
 from review_agent.graph.engine import run_graph
 from review_agent.graph.spec import load_graph
-from review_agent.models.base import ModelSettings
+from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.builtin import make
+from review_agent.records import ContextBundle, Finding
 from review_agent.team import NODES
 from review_agent.team.intake import prepare_task, validate_human_brief
 from review_agent.team.roles import select_specialist_role
@@ -208,3 +209,52 @@ def test_clean_review_pipeline_change_ends_ok(repo_with_commit: Repo) -> None:
 def test_empty_change_finalizes_ok_with_nothing_to_review(repo_with_commit: Repo) -> None:
     out = _review_run(repo_with_commit, "pre_commit")
     assert out["status"] == "ok" and out["files_reviewed"] == 0
+
+
+class ScriptedReviewer:
+    """A model whose review reply is fixed: one finding on a changed line, one off the diff."""
+
+    spec = "scripted"
+
+    def __init__(self, failed: bool) -> None:
+        self.failed = failed
+
+    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
+        assert "UNTRUSTED" in system_prompt  # the rendered reviewer prompt
+        if self.failed:
+            return ModelReply((), ("model timed out after 60s",), True, 1)
+        on = Finding("src/app.py", 2, 2, "warning", "model/off-by-one", "bound", "model")
+        off = Finding("src/app.py", 40, 40, "warning", "model/elsewhere", "old code", "model")
+        return ModelReply((on, off), (), False, 1)
+
+    def propose(self, role: str, system_prompt: str, request: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError("a review never asks for a proposal")
+
+
+def _scripted_run(repo: Repo, failed: bool) -> dict[str, Any]:
+    repo.stage({"src/app.py": "def add(a, b):\n    return a + b + 1\n"})
+    change = git.staged_change(repo.path)
+    blobs = git.read_blobs(repo.path, [f.new_sha for f in change.files], 1_000_000)
+    s = initial_state(input="Review the staged change", trigger_source="pre_commit",
+                      model_spec="scripted", max_iterations=2)
+    context = TeamContext(model=ScriptedReviewer(failed), options=Options(), change=change,
+                          blobs=blobs)
+    out = run_graph(load_graph(), NODES, s, context)["final_output"]
+    assert isinstance(out, dict)
+    return out
+
+
+def test_model_findings_off_the_diff_are_dropped_and_counted(repo_with_commit: Repo) -> None:
+    out = _scripted_run(repo_with_commit, failed=False)
+    assert [(f["rule"], f["line"], f["source"]) for f in out["findings"]] == \
+        [("model/off-by-one", 2, "model")]
+    assert "1 model findings dropped: not on changed lines" in out["context_warnings"]
+    assert out["status"] == "needs_review" and out["model_failed"] is False
+
+
+def test_failed_model_review_keeps_deterministic_findings_and_warns(repo_with_commit: Repo
+                                                                    ) -> None:
+    out = _scripted_run(repo_with_commit, failed=True)
+    assert "model timed out after 60s" in out["context_warnings"]
+    assert out["model_failed"] is True and out["status"] in ("ok", "needs_review")
+    assert any("did not complete" in f for f in out["critique"]["findings"])
