@@ -15,7 +15,8 @@ RULES = (SUPPRESSION, TODO)
 
 # each alternative captures the codes it names (empty: a blanket suppression)
 _SUPPRESS = re.compile(
-    r"(?P<what>(?:ruff|flake8)\s*:\s*noqa|mypy\s*:\s*ignore-errors|noqa|type\s*:\s*ignore|pyright\s*:\s*ignore|pylint\s*:\s*disable(?:-next)?"
+    # at the start of the comment: a pragma, not prose that mentions one
+    r"^[^A-Za-z@]*(?P<what>(?:ruff|flake8)\s*:\s*noqa|mypy\s*:\s*ignore-errors|noqa|type\s*:\s*ignore|pyright\s*:\s*ignore|pylint\s*:\s*disable(?:-next)?"
     r"|nosec|eslint-disable(?:-next-line|-line)?|@ts-ignore|@ts-nocheck|@ts-expect-error"
     r"|nolint|NOSONAR|rubocop\s*:\s*disable|phpcs\s*:\s*ignore|NOLINT(?:NEXTLINE)?)"
     # the codes it names, after ":", "=", "[" or a space before a code-looking token
@@ -36,10 +37,9 @@ def _suppression(info: FileInfo, line: Line) -> str | None:
     what = " ".join(m.group("what").split())
     codes = m.group("codes") or ""
     rest = m.group("rest").strip(" -:;,#/")
-    if _FILE_WIDE.match(what):
-        scope = f"{what} {codes}".strip()
-        return (f"file-wide lint suppression ({scope}): every later warning of the file is "
-                "hidden; suppress single lines instead")
+    if _FILE_WIDE.match(what) and not codes:
+        return (f"file-wide lint suppression ({what}): every warning of the file is hidden; "
+                "name the codes or suppress single lines")
     if what.lower() == "@ts-ignore":
         return ("new @ts-ignore: it hides every type error on the next line, even future "
                 "ones; prefer @ts-expect-error with a reason")
