@@ -11,7 +11,8 @@ from review_agent.records import SEVERITY_RANK, Change, Finding
 SIMILAR = 0.6  # word-set overlap above which two messages on one line say the same thing
 _WORD = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset({"a", "an", "the", "is", "are", "in", "on", "of", "to", "this", "that",
-                   "it", "be", "and", "or", "left", "code", "line", "here"})
+                   "it", "be", "and", "or", "left", "code", "line", "here", "was", "were", "has",
+                   "have", "been", "call", "found", "there"})
 
 
 def fingerprint(finding: Finding, line_text: str = "") -> str:
@@ -30,9 +31,17 @@ def sort_key(f: Finding) -> tuple[str, int, int, str]:
     return (f.path, f.line, -SEVERITY_RANK.get(f.severity, 0), f.rule)
 
 
+def _stem(word: str) -> str:
+    # enough to meet "added"/"add" and "calls"/"call" halfway; not a linguist's stemmer
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
 def words(message: str) -> frozenset[str]:
-    """The meaningful lower-case words of a message."""
-    return frozenset(w for w in _WORD.findall(message.lower()) if w not in _STOP)
+    """The meaningful lower-case word stems of a message."""
+    return frozenset(_stem(w) for w in _WORD.findall(message.lower()) if w not in _STOP)
 
 
 def similar(a: str, b: str) -> bool:

@@ -26,7 +26,8 @@ from tests.model_server import (
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("review_agent.cli") is None,
                                 reason="review_agent.cli is not importable yet")
 
-CHANGED = "def add(a, b):\n    print(a)\n    return a + b\n"  # line 2: builtin debug-print
+# lines 2 to 4 added; line 2 gets the builtin debug-print finding
+CHANGED = "def add(a, b):\n    print(a)\n    total = a + b\n    return total\n"
 TIMEOUT = 3.0
 
 
@@ -136,6 +137,9 @@ def _windows(value: str, size: int = 12) -> set[str]:
     return {p[i:i + size] for p in parts for i in range(max(1, len(p) - size + 1))}
 
 
+PLANTED = "config/planted.txt"  # a text file: every rule applies (code files judge some apart)
+
+
 def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
     examples = pytest.importorskip("review_agent.secrets.examples")
     from review_agent.secrets import scan_text
@@ -144,11 +148,11 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
     assert planted
     values: dict[str, list[str]] = {}
     for rule, line in planted:
-        hits = scan_text(line + "\n", "config/settings.py")
+        hits = scan_text(line + "\n", PLANTED)
         assert hits, f"the scanner does not see its own example for {rule}"
         values[rule] = [h.value for h in hits]
     body = "".join(line + "\n" for _, line in planted)
-    repo_with_commit.stage({"config/settings.py": "import os\n\n" + body + "\nDEBUG = False\n"})
+    repo_with_commit.stage({PLANTED: "# deployment notes\n\n" + body + "\nend of notes\n"})
     with ModelServer() as srv:
         code, out, err, _ = hook(repo_with_commit, srv)
     assert code == 0, err
@@ -157,6 +161,10 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
     for rec in srv.requests:
         sent.append(rec.raw.decode("utf-8", "replace"))
         sent.extend(m["content"] for m in rec.body["messages"])
+    users = "".join(rec.user for rec in srv.requests)
+    assert PLANTED in users and "end of notes" in users  # the file was shown to the model
+    # every planted line is shown redacted, not dropped (key blocks are removed whole)
+    assert users.count("[REDACTED:") >= sum(rule != "private-key" for rule, _ in planted)
     leaks: list[Any] = []
     for rule, vals in values.items():
         for value in vals:
