@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from review_agent.team.classify import classify
+from review_agent.team.state import ROLES, TASK_TYPES, TRIGGERS
 
 PHRASINGS = {
     "implementation": [
@@ -116,3 +119,12 @@ def test_review_triggers_are_reviews_and_only_record_refused_actions(trigger: st
     result = classify("review and push it", None, trigger)
     assert result.task_type == "review"
     assert [b["action"] for b in result.blocked] == ["push"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=200), role=st.sampled_from([None, *ROLES]),
+       trigger=st.sampled_from(TRIGGERS))
+def test_any_text_classifies_to_a_known_type(text: str, role: str | None, trigger: str) -> None:
+    result = classify(text, role, trigger)
+    assert result.task_type is None or result.task_type in TASK_TYPES
+    assert (result.task_type == "unsupported") == (bool(result.blocked) and trigger == "manual")
