@@ -97,5 +97,6 @@ def finding_dict(f: Finding) -> dict[str, object]:
 
 
 def review_failed(report: Report) -> bool:
-    """True when the graph says the review could not complete."""
-    return report.final_output.get("status") == "failed"
+    """True when the review could not complete: a failed run or a failed model phase."""
+    out = report.final_output
+    return out.get("status") == "failed" or bool(out.get("model_failed"))
