@@ -394,3 +394,19 @@ def test_prompts_from_base_revision(repo_with_commit: Repo) -> None:
     assert prompts_from_base(root, base, "./rp/") == {"reviewer.md.j2": "base reviewer\n"}
     assert prompts_from_base(root, base, None) is None
     assert prompts_from_base(root, base, str(root / "rp")) is None  # absolute: not pinned
+
+
+def test_a_secret_never_appears_whole_in_any_format(world: World, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    key = "AKIA" + "ZQ3VYN7T4HKD2WPL"  # built here so no scanner flags this test file
+    world.clone.commit("key", {"config/settings.py": f'KEY = "{key}"\n'})
+    for fmt in ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown"):
+        out_file = tmp_path / f"r.{fmt}"
+        code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", fmt,
+                                "--output", str(out_file), "--base", "origin/main")
+        assert code == 0, err
+        text = out_file.read_text()
+        assert key not in text and key not in out and key not in err
+        assert "secret/aws-access-key-id" in text, fmt
+        assert "AKIA…WPL" in text or "AKIA\\u2026WPL" in text, fmt
