@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -12,6 +14,10 @@ PLACEHOLDER_WORDS = (
     "replace_", "replaceme", "todo", "fixme", "fake", "foobar", "<", ">", "${", "{{", "%(",
     "lorem", "notreal", "not_real", "secret_here", "key_here", "token_here", "abcdefgh",
     "12345678", "00000000",
+)
+TOKEN_PLACEHOLDERS = (
+    "xxxx", "example", "placeholder", "your_", "your-", "redacted", "<", ">", "${", "{{",
+    "\u2026", "abcdefgh", "12345678", "00000000", "aaaaaaaa",
 )
 # Exact documented example credentials from provider docs.
 DOC_EXAMPLES = frozenset({
@@ -29,6 +35,8 @@ NON_SECRET_WORDS = frozenset({
     "test", "default", "value", "missing", "hidden", "masked", "unset", "disabled", "enabled",
     "nonce", "bearer", "basic", "prompt", "getpass", "auto", "random", "generated",
 })
+# Inside a value these mark a demo or test credential: redacted, not reported.
+WEAK_WORDS = ("test", "sample", "demo", "dummy", "mypass")
 # Names whose value describes a secret rather than holding one (`token_type`, `password_file`).
 DESCRIBES = re.compile(
     r"(?i)(?:_|-|\.|\b)(?:file|path|dir|name|type|types|len|length|count|id|url|uri|endpoint"
@@ -60,6 +68,14 @@ def entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
+def is_token_placeholder(value: str) -> bool:
+    """Provider tokens: only unmistakable template markers (their bodies are random)."""
+    if value in DOC_EXAMPLES:
+        return True
+    low = value.lower()
+    return any(w in low for w in TOKEN_PLACEHOLDERS) or len(set(value)) <= 2
+
+
 def is_placeholder(value: str) -> bool:
     """Template markers, documented examples and obviously fake values."""
     if value in DOC_EXAMPLES:
@@ -87,6 +103,8 @@ def char_classes(value: str) -> int:
 
 def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool, bool]:
     """(is a secret for redaction, is reportable) for a `name = value` candidate."""
+    if not quoted:
+        value = value.rstrip(")]};:,")
     if len(value) < 4 or is_placeholder(value) or ENV_LOOKUP.match(value):
         return False, False
     low = value.lower()
@@ -101,9 +119,10 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     if value.isdigit() and len(value) < 6:
         return False, False
     report = (
-        len(value) >= 6
+        len(value) >= 8
+        and not any(w in low for w in WEAK_WORDS)
         and not value.isdigit()
-        and not (value.replace("_", "").isalpha() and value == value.lower() and "_" in value)
+        and not (code and value.replace("_", "").isalpha() and value.islower() and "_" in value)
         and (char_classes(value) >= 2 and (any(c.isdigit() for c in value) or len(value) >= 10))
         and entropy(value) >= 2.3
         and "://" not in value
@@ -111,13 +130,15 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     return True, report
 
 
-def judge_url_password(value: str) -> tuple[bool, bool]:
+def judge_url_password(value: str, host: str) -> tuple[bool, bool]:
     if is_placeholder(value) or ENV_LOOKUP.match(value) or "%s" in value or "{" in value:
         return False, False
     low = value.lower()
     if low in NON_SECRET_WORDS or low in ("pass", "pw", "pwd", "passw0rd", "secret123"):
         return False, False
-    return True, len(value) >= 4
+    host = host.lower()
+    documented = re.match(r"(?:[\w-]+\.)*example\d?\.(?:com|org|net)\b", host) is not None
+    return True, len(value) >= 4 and not documented and not any(w in low for w in WEAK_WORDS)
 
 
 def judge_entropy(value: str, line: str, min_bits: float) -> tuple[bool, bool]:
@@ -139,4 +160,16 @@ def judge_entropy(value: str, line: str, min_bits: float) -> tuple[bool, bool]:
         return False, False
     if "base64," in line or "integrity" in line or " h1:" in line or "sha256-" in line:
         return False, False
-    return True, n >= 24 and bits >= need + 0.1 and digits * 20 >= n and upper * 8 >= n
+    report = (n >= 24 and bits >= need + 0.1 and digits * 20 >= n and upper * 8 >= n
+              and value.count("_") + value.count("-") <= 1 and not _encodes_text(value))
+    return True, report
+
+
+def _encodes_text(value: str) -> bool:
+    """Base64 of readable text (test vectors, encoded words) rather than of key bytes."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_"
+                               if "-" in value or "_" in value else None, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return bool(raw) and sum(32 <= b < 127 for b in raw) >= 0.9 * len(raw)

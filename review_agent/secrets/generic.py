@@ -6,7 +6,7 @@ from review_agent.secrets.rule import B, E, Rule
 
 # Names whose value is a secret; matched case-insensitively inside a longer name.
 SECRET_NAME = (
-    r"[A-Za-z0-9_.\-]*?(?:password|passwd|passphrase|\bpass\b|\bpwd|secret|token"
+    r"[A-Za-z0-9_.\-]*?(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|\bpwd|secret|token"
     r"|api[_.\-]?key|apikey|access[_.\-]?key|auth[_.\-]?(?:key|token|pass)|private[_.\-]?key"
     r"|credentials?|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|session[_.\-]?key)"
     r"[A-Za-z0-9_.\-]*"
@@ -44,32 +44,50 @@ GENERIC: tuple[Rule, ...] = (
          ("server=", "data source=", "uid=", "user id=", "jdbc:", "host=", "dsn=", "database="),
          r"(?i:\b(?:password|pwd))\s*=\s*\{?([^;'\"\s{}]{3,128})", kind="assign"),
     Rule("generic-password-assignment", "Password or secret assignment",
-         ("password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "api_key",
-          "api-key", "apikey", "api.key", "access_key", "accesskey", "access-key", "auth_",
-          "auth-", "authkey", "authtoken", "private_key", "privatekey", "private-key",
-          "credential", "signing", "encryption_key", "master_key", "session_key"),
+         ("pass", "pwd", "secret", "token", "api_key", "api-key", "apikey", "api.key",
+          "access_key", "accesskey", "access-key", "auth_key", "auth-key", "authkey",
+          "private_key", "privatekey", "private-key", "credential", "signing", "encryption_key",
+          "master_key", "session_key"),
          ASSIGN, kind="assign"),
     Rule("dockerfile-env-secret", "Secret in a Dockerfile ENV/ARG", ("env ", "arg "),
          rf"^\s*(?:ENV|ARG)\s+(?i:{SECRET_NAME})\s+[\"']?([^\s\"'=][^\s\"']{{3,200}})",
          kind="assign"),
     Rule("cli-secret-flag", "Secret passed as a command-line flag",
-         ("--password", "--pass", "--token", "--api-key", "--apikey", "--secret",
-          "--client-secret", "--access-key"),
-         r"(?i:--(?:password|passwd|pass|token|api-?key|secret|client-secret|access-key"
+         ("-password", "-pass", "-token", "-api-key", "-apikey", "-secret", "-client-secret",
+          "-access-key"),
+         r"(?i:(?<![\w-])--?(?:password|passwd|pass|token|api-?key|secret|client-secret|access-key"
          r"|secret-key|auth-token))[ \t]+[\"']?([^\s\"'\-$][^\s\"']{3,200})", kind="assign"),
     Rule("xml-secret-element", "Secret in an XML element",
          ("<password", "<secret", "<token", "<apikey", "<api_key", "<passphrase",
           "<clientsecret", "<client_secret"),
          r"<(?i:password|secret|token|apikey|api_key|passphrase|clientsecret|client_secret)>"
          r"\s*([^<\s]{4,200})\s*</", kind="assign"),
+    Rule("xml-add-key-secret", "Secret in an XML <add key> setting", ("<add",),
+         r'<add\s+key="[^"]*(?i:password|passwd|secret|token|apikey|api_key)[^"]*"\s+'
+         r'value="([^"\s]{4,200})"', kind="assign"),
+    Rule("network-credential", "Password passed to NetworkCredential", ("networkcredential",),
+         r'NetworkCredential\(\s*"[^"]*"\s*,\s*"([^"\s]{4,200})"', kind="assign"),
+    Rule("prose-password", "Password given in prose", ("password",),
+         r"(?i:\bpassword)(?: for [^\n]{1,40}?)? is:?\s*[\"'`]([^\"'`\s]{4,64})[\"'`]",
+         kind="assign"),
+    Rule("wireguard-key", "WireGuard private or preshared key", ("privatekey", "presharedkey"),
+         r"(?i:\b(?:private|preshared)key)\s*=\s*([A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=)"),
+    Rule("vault-unseal-key", "Vault unseal key", ("unseal key",),
+         r"(?i:unseal key) \d+: ([A-Za-z0-9+/]{40,}={0,2})", entropy=4.0),
+    Rule("kerberos-asrep-hash", "Kerberos AS-REP hash", ("$krb5asrep$",),
+         r"(\$krb5asrep\$\d+\$[^:\s]+:[a-f0-9]{32}\$[a-f0-9]{64,})"),
     Rule("netrc-password", "netrc password", ("machine",), r"(?i:\bpassword)[ \t]+(\S{4,200})",
          kind="assign", window=2),
     Rule("http-basic-auth", "HTTP basic authorization credentials", ("basic ",),
-         r"(?i:\bbasic)[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])", entropy=3.0),
+         # base64 of "user:password": digits or symbols and capitals, unlike English words
+         r"(?i:\bbasic)[ \t]+((?=[A-Za-z0-9+/]*[0-9+/])(?=[A-Za-z0-9+/]*[A-Z])"
+         r"[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])", entropy=3.0),
     Rule("http-bearer-token", "HTTP bearer token", ("bearer ",),
          r"(?i:\bbearer)[ \t]+([A-Za-z0-9_\-.=/+~]{20,})(?![A-Za-z0-9_\-.=/+~])", entropy=3.5),
-    Rule("password-hash", "Password hash", ("$2a$", "$2b$", "$2y$", "$6$", "$5$", "$argon2"),
-         r"(?<![\w$])(\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}|\$[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{8,16}"
+    Rule("password-hash", "Password hash", ("$2a$", "$2b$", "$2y$", "$6$", "$5$", "$argon2",
+                                            "$1$", "$8$", "$9$"),
+         r"(?<![\w$])(\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}|\$1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
+         r"|\$[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}|\$[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{8,16}"
          r"\$[./A-Za-z0-9]{43,86}|\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]{16,}"
          r"\$[A-Za-z0-9+/]{20,})"),
     Rule("django-secret-key", "Django SECRET_KEY", ("django-insecure-",),

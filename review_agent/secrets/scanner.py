@@ -18,6 +18,7 @@ SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
 BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
 BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
 ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
+ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
 
 
 class Candidate(NamedTuple):
@@ -146,14 +147,14 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
         quoted = start > 0 and text[start - 1] in "\"'`"
         secret, report = F.judge_assign(name, value, quoted, code)
     elif rule.kind == "url":
-        secret, report = F.judge_url_password(value)
+        secret, report = F.judge_url_password(value, text[end + 1:end + 40])
     elif rule.kind == "entropy":
         ls = text.rfind("\n", 0, start) + 1
         le = text.find("\n", end)
         secret, report = F.judge_entropy(value, text[ls:le if le >= 0 else len(text)],
                                          rule.entropy or 4.0)
     else:
-        secret = not F.is_placeholder(value) and (
+        secret = not F.is_token_placeholder(value) and (
             rule.entropy is None or F.entropy(value) >= rule.entropy)
         report = rule.precise
     if not secret:
@@ -212,10 +213,11 @@ def _base64_run_end(text: str, pos: int) -> int:
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:
     """Provider rules win over generic ones on the same characters; exact duplicates go."""
-    specific = sorted((c for c in cands if c.rule.kind not in GENERIC_KINDS),
-                      key=lambda c: (c.start, -c.end))
-    generic = sorted((c for c in cands if c.rule.kind in GENERIC_KINDS),
-                     key=lambda c: (c.start, -c.end))
+    def key(c: Candidate) -> tuple[int, int, int]:
+        return c.start, -c.end, ORDER[c.rule.id]
+
+    specific = sorted((c for c in cands if c.rule.kind not in GENERIC_KINDS), key=key)
+    generic = sorted((c for c in cands if c.rule.kind in GENERIC_KINDS), key=key)
     starts = [c.start for c in specific]
     maxend: list[int] = []
     for c in specific:
