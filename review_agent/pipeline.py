@@ -56,7 +56,7 @@ def review_change(
         workers=options.workers,
     )
     model = make_adapter(options.model, settings)
-    graph = load_graph(options.graph)
+    graph = load_graph(options.graph, known=NODES)
     ctx = TeamContext(
         model=model,
         options=options,

@@ -34,7 +34,8 @@ def hook_output(repo: Repo, *args: str, cwd: Path | None = None,
 ])
 def test_odd_paths(repo_with_commit: Repo, name: str) -> None:
     repo_with_commit.stage({name: marker_file()})
-    assert f"{name}:3: error [conflict-marker]" in hook_output(repo_with_commit)
+    shown = name.replace("\t", "\\t")  # control characters are escaped: one finding, one line
+    assert f"{shown}:3: error [conflict-marker]" in hook_output(repo_with_commit)
 
 
 def test_crlf_and_latin1_and_no_final_newline(repo_with_commit: Repo) -> None:

@@ -46,7 +46,7 @@ def summary_line(report: Report) -> str:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     n = len(report.findings)
     return (
-        f"review-agent: {n} finding{'s' if n != 1 else ''} ({counts['error']} errors, "
+        f"review-agent: {n} findings ({counts['error']} errors, "
         f"{counts['warning']} warnings, {counts['info']} info) in {report.files_reviewed} files"
     )
 
