@@ -28,6 +28,7 @@ from review_agent.records import (
     Excerpt,
     FileChange,
 )
+from review_agent.secrets import SecretHit
 
 SNIFF = 8192  # bytes looked at for NUL (binary) and generated-code markers
 MINIFIED_AVG = 500  # average line length above which text is minified, not written
@@ -77,23 +78,35 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
                          ) -> ContextBundle:
     """The bundle a model sees: redacted excerpts of every reviewable file, within the budget."""
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
-    hits = secrets.scan_change(change, blobs, allow=allow, allow_paths=allow_paths)
-    secret_findings = tuple(secrets.hit_finding(h) for h in hits
-                            if h.reportable and not h.allowed)
     budget = options.max_context_bytes
     not_reviewed: list[tuple[str, str]] = []
     staged: list[tuple[tuple[int, str], ContextFile, int, int]] = []
+    hits: list[SecretHit] = []
+    rescan: list[FileChange] = []  # files whose blob the redaction did not already scan
     for fc in sorted(change.files, key=lambda f: f.path):
         reason = skip_reason(fc, blobs, options)
         if reason is not None:
             not_reviewed.append((fc.path, reason))
+            rescan.append(fc)
             continue
-        cf, redacted = stage_file(fc, blobs.get(fc.new_sha), options)
+        cf, redacted, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options)
+        if blob_hits is None:
+            rescan.append(fc)
+        else:  # what scan_change reports: the blob's hits that touch an added line
+            added = {no for no, _ in fc.added_lines}
+            hits.extend(h for h in blob_hits
+                        if any(n in added for n in range(h.line, h.end_line + 1)))
         size = file_size(cf)
         if size > budget:
             not_reviewed.append((fc.path, "too large"))
             continue
         staged.append((_priority(fc), cf, size, redacted))
+    # every file is scanned, the ones not reviewed too
+    hits.extend(secrets.scan_change(change._replace(files=tuple(rescan)), blobs, allow=allow,
+                                    allow_paths=allow_paths))
+    secret_findings = tuple(sorted((secrets.hit_finding(h) for h in hits
+                                    if h.reportable and not h.allowed),
+                                   key=lambda f: (f.path, f.line, f.rule)))
     kept: list[ContextFile] = []
     used = 0
     redactions = 0
@@ -161,8 +174,9 @@ def _minified(blob: bytes) -> bool:
 
 
 def stage_file(fc: FileChange, blob: bytes | None, options: Options
-               ) -> tuple[ContextFile, int]:
-    """A file's excerpts (text already redacted) and how many secrets were redacted.
+               ) -> tuple[ContextFile, int, list[SecretHit] | None]:
+    """A file's excerpts (text already redacted), how many secrets were redacted, and the
+    hits of its whole staged blob (None when no blob was scanned).
 
     A rename, copy or mode change without edits has no excerpts but is still listed,
     so a reviewer knows it happened.
@@ -177,6 +191,7 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options
                                     allow=allow, allow_paths=allow_paths)
         redacted += len(hits)
         removed_text = _aligned(text, len(removed))
+    blob_hits: list[SecretHit] | None = None
     if fc.status == "D":
         order = {id(ln): i for i, ln in enumerate(removed)}
         excerpts = tuple(
@@ -184,11 +199,11 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options
                               if ln.kind == "-"))
             for h in fc.hunks if any(ln.kind == "-" for ln in h.lines))
     else:
-        new_lines, n = _new_side(fc, blob, options)
+        new_lines, blob_hits, n = _new_side(fc, blob, options)
         redacted += n
         excerpts = _excerpts(fc, new_lines, removed, removed_text, options.context_lines)
     language = "symlink" if fc.is_symlink else language_of(fc.path)
-    return ContextFile(fc.path, fc.old_path, fc.status, language, excerpts), redacted
+    return ContextFile(fc.path, fc.old_path, fc.status, language, excerpts), redacted, blob_hits
 
 
 def _aligned(text: str, count: int) -> dict[int, str]:
@@ -200,8 +215,9 @@ def _aligned(text: str, count: int) -> dict[int, str]:
 
 
 def _new_side(fc: FileChange, blob: bytes | None, options: Options
-              ) -> tuple[dict[int, str], int]:
-    """New-side line number -> redacted text: the whole staged blob, else the hunks."""
+              ) -> tuple[dict[int, str], list[SecretHit] | None, int]:
+    """New-side line number -> redacted text (the whole staged blob, else the hunks), the
+    blob's hits, and how many secrets were redacted."""
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     if blob is not None:
         text, hits = secrets.redact(blob.decode("utf-8", "surrogateescape"), fc.path,
@@ -209,7 +225,7 @@ def _new_side(fc: FileChange, blob: bytes | None, options: Options
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()  # the empty piece after a final newline is not a line
-        return {i: t for i, t in enumerate(lines, 1)}, len(hits)
+        return {i: t for i, t in enumerate(lines, 1)}, hits, len(hits)
     out: dict[int, str] = {}
     n = 0
     for h in fc.hunks:  # no blob: each hunk's new side as git shows it, redacted whole
@@ -221,7 +237,7 @@ def _new_side(fc: FileChange, blob: bytes | None, options: Options
         n += len(hits)
         for i, t in _aligned(text, len(side)).items():
             out[side[i].new_no or 0] = t
-    return out, n
+    return out, None, n
 
 
 def _excerpts(fc: FileChange, new_lines: dict[int, str], removed: list[DiffLine],

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from review_agent import git
+from review_agent import git, secrets
 from review_agent.config import Options
 from review_agent.context import file_size, render_bundle, stage_review_context
 from review_agent.records import Change, ContextBundle, ContextFile, DiffLine
@@ -285,6 +285,12 @@ def test_planted_secrets_never_reach_the_model(repo_with_commit: Repo) -> None:
     assert all(f.source == "secrets" and f.path == "config/settings.py"
                for f in bundle.secret_findings)
     assert bundle.redactions >= 3
+    # the same findings as the scanner's own view of the change
+    change = git.staged_change(repo_with_commit.path)
+    blobs = git.read_blobs(repo_with_commit.path, [f.new_sha for f in change.files], READ_LIMIT)
+    direct = sorted((secrets.hit_finding(h) for h in secrets.scan_change(change, blobs)
+                     if h.reportable and not h.allowed), key=lambda f: (f.path, f.line, f.rule))
+    assert list(bundle.secret_findings) == direct
     # the finding's line is the exact new-side line of the key
     aws = [f for f in bundle.secret_findings if f.rule == "secret/aws-access-key-id"]
     assert [f.line for f in aws] == [3]
