@@ -35,6 +35,7 @@ _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)
 RULES: dict[str, Rule] = {r.id: r for fam in (*_FAMILIES, shape) for r in fam.RULES}
 _ALWAYS = frozenset({conflicts.CONFLICT.id})  # still checked in skipped files
+MINIFIED_AVG = 500  # average added line length of machine-written text
 _FOLLOWING = 3  # new-side lines a check may look ahead (wrapped calls, `except:` + `pass`)
 
 
@@ -65,9 +66,12 @@ def _plan(language: str, skipped: bool, disable: tuple[str, ...]) -> _Plan:
 
 def file_info(fc: FileChange, options: Options) -> FileInfo:
     path = fc.path
-    head = "\n".join(text for no, text in fc.added_lines[:5] if no <= 5)
+    added = fc.added_lines
+    head = "\n".join(text for no, text in added[:5] if no <= 5)
+    # bundled or minified output: a few enormous lines nobody wrote by hand
+    minified = bool(added) and sum(len(t) for _, t in added) > MINIFIED_AVG * len(added)
     skipped = (is_vendored(path) or is_lock_file(path) or is_generated_name(path)
-               or is_minified_name(path) or matches_any(path, options.exclude)
+               or is_minified_name(path) or minified or matches_any(path, options.exclude)
                or is_generated_text(head))
     return FileInfo(fc, language_of(path), is_test_path(path), is_script_path(path), skipped)
 
