@@ -84,11 +84,11 @@ def test_counts_and_summary_line() -> None:
         "· model builtin · reviewer prompt v1 · 0.12s")
 
 
-def test_summary_line_singular() -> None:
+def test_summary_line_keeps_the_spec_wording_for_one() -> None:
     report = make_report((finding("a.py", 1, "error"),))._replace(files_reviewed=1,
                                                                   prompt_version="v2")
     assert summary_line(report) == (
-        "review-agent: 1 finding (1 error, 0 warnings, 0 info) in 1 file "
+        "review-agent: 1 findings (1 errors, 0 warnings, 0 info) in 1 files "
         "· model builtin · reviewer prompt v2 · 0.12s")
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from review_agent.config import Options, apply_config, read_config
 from review_agent.errors import ConfigError
@@ -36,7 +37,7 @@ def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
 
 
 def apply_args(options: Options, args: argparse.Namespace) -> Options:
-    updates: dict[str, object] = {}
+    updates: dict[str, Any] = {}
     for field in ("model", "base_url", "timeout", "fail_on", "max_findings"):
         value = getattr(args, field, None)
         if value is not None:

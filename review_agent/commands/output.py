@@ -33,22 +33,13 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
         except OSError as exc:
             raise ReviewAgentError(f"cannot write {output}: {exc.strerror}") from None
         if not quiet:
+            from review_agent.report.common import summary_line
+
             stream.write(summary_line(report) + f" · report in {output}\n")
         return
     if quiet and fmt == "text":
         report = report._replace(warnings=())
     writer(fmt)(report, stream, color=fmt == "text" and use_color(stream, no_color))
-
-
-def summary_line(report: Report) -> str:
-    counts = {s: 0 for s in SEVERITY_RANK}
-    for f in report.findings:
-        counts[f.severity] = counts.get(f.severity, 0) + 1
-    n = len(report.findings)
-    return (
-        f"review-agent: {n} findings ({counts['error']} errors, "
-        f"{counts['warning']} warnings, {counts['info']} info) in {report.files_reviewed} files"
-    )
 
 
 def exit_code(report: Report, options: Options, incomplete: bool) -> int:

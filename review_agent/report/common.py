@@ -57,18 +57,14 @@ def prompt_label(version: str) -> str:
     return f"v{version}" if version[:1].isdigit() else version
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def summary_line(report: Report) -> str:
     """`review-agent: N findings (E errors, W warnings, I info) in F files · model … · 0.12s`."""
     c = counts(report.findings)
     return (
-        f"{TOOL_NAME}: {_plural(len(report.findings), 'finding', 'findings')} "
-        f"({_plural(c['error'], 'error', 'errors')}, "
-        f"{_plural(c['warning'], 'warning', 'warnings')}, {c['info']} info) "
-        f"in {_plural(report.files_reviewed, 'file', 'files')} · model {one_line(report.model)} "
+        # SPEC's fixed wording ("1 findings" included): scripts and CI logs parse this line.
+        f"{TOOL_NAME}: {len(report.findings)} findings "
+        f"({c['error']} errors, {c['warning']} warnings, {c['info']} info) "
+        f"in {report.files_reviewed} files · model {one_line(report.model)} "
         f"· reviewer prompt {one_line(prompt_label(report.prompt_version))} "
         f"· {report.elapsed:.2f}s"
     )
