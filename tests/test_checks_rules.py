@@ -26,6 +26,9 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("print-in-script", "scripts/migrate.py", "print('migrated 3 rows')\n", []),
     ("print-in-main", "src/pkg/__main__.py", "print('usage: pkg FILE')\n", []),
     ("print-in-cli", "src/pkg/cli.py", "def main():\n    print('done')\n", []),
+    ("print-in-main-block", "src/pkg/tool.py",
+     "def run():\n    return 1\n\n\nif __name__ == '__main__':\n    # demo\n    print(run())\n"
+     "\n\ndef later():\n    print('oops')\n", [("debug-print", 11)]),
     ("print-to-stderr", "src/warn.py",
      "import sys\n\n\ndef warn(msg, stream):\n    print(msg, file=sys.stderr)\n"
      "    pprint(msg, stream=stream)\n", []),

@@ -34,6 +34,7 @@ class Line(NamedTuple):
     code: str  # string contents and comments removed
     comment: str  # comment text only
     following: Sequence[str]  # new-side texts after this line in its hunk
+    in_main: bool = False  # inside an `if __name__ == "__main__":` block seen in the hunk
 
     def after(self, n: int = 3) -> list[str]:
         return [t.rstrip("\r") for t in self.following[:n]]

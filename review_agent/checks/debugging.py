@@ -47,7 +47,7 @@ def _py_debugger(info: FileInfo, line: Line) -> str | None:
 
 def _debug_print(info: FileInfo, line: Line) -> str | None:
     # library code only: tests, scripts, CLIs and examples print on purpose
-    if info.is_test or info.is_script:
+    if info.is_test or info.is_script or line.in_main:
         return None
     if not _PY_PRINT.search(line.code) or _PRINT_TO_FILE.search(line.code):
         return None

@@ -35,6 +35,7 @@ _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)
 RULES: dict[str, Rule] = {r.id: r for fam in (*_FAMILIES, shape) for r in fam.RULES}
 _ALWAYS = frozenset({conflicts.CONFLICT.id})  # still checked in skipped files
+_MAIN = re.compile(r"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 MINIFIED_AVG = 500  # average added line length of machine-written text
 _FOLLOWING = 3  # new-side lines a check may look ahead (wrapped calls, `except:` + `pass`)
 
@@ -99,6 +100,7 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
     comment_starts = syn.line_comments if syn is not None else ()
     for hunk in fc.hunks:
         state = ""
+        in_main = False
         new_side = [ln for ln in hunk.lines if ln.kind != "-"]
         texts = [ln.text for ln in new_side]
         for idx, ln in enumerate(new_side):
@@ -106,9 +108,12 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
             hit = ln.kind == "+" and pre is not None and pre.search(text) is not None
             code, comment = text, ""
             # lexing is only needed where a rule looks or a multi-line string may open
+            was_inside = bool(state)
             if syn is not None and (hit or state or (openers is not None
                                                      and openers.search(text) is not None)):
                 code, comment, state = split_line(text, syn, state)
+            if text[:1] not in ("", " ", "\t", "#") and not was_inside:
+                in_main = _MAIN.match(text) is not None  # a new top-level statement
             if ln.kind != "+" or ln.new_no is None:
                 continue
             stripped = code.strip()
@@ -116,7 +121,8 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
                 code_added += 1
             if not hit:
                 continue
-            line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING])
+            line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING],
+                        in_main)
             fired: set[str] = set()
             for check in plan.checks:
                 if check.rule.id in fired or not any(n in text for n in check.needles):
