@@ -111,3 +111,15 @@ def test_prompts_list_prints_role_version_hash_path() -> None:
         assert version == "v" + library[role].version
         assert digest == library[role].sha256
         assert Path(path).parent == prompts_dir()
+
+
+def test_rendered_prompt_is_cached_and_keyed_by_source_and_variables() -> None:
+    from review_agent.models import cache
+
+    lib = load_library()
+    first = render(lib["reviewer"], **VARS)
+    stored = list(cache.cache_dir().rglob("*.json"))
+    assert len(stored) == 1 and stored[0].read_text() == first
+    assert render(lib["reviewer"], **VARS) == first
+    changed = render(lib["reviewer"], **{**VARS, "task": "Review something else."})
+    assert changed != first and len(list(cache.cache_dir().rglob("*.json"))) == 2

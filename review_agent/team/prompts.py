@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -102,6 +103,22 @@ _UNDEFINED = re.compile(r"'([^']+)' is undefined|has no attribute '([^']+)'")
 
 def render(template: PromptTemplate, **variables: Any) -> str:
     """Render a template; a missing variable is a ConfigError naming the file and the key."""
+    # The hook renders the same prompt on every commit: a rendered copy in the user cache
+    # spares the jinja2 import and compile (about 35 ms) on the hot path.
+    from review_agent.models import cache
+
+    root = cache.cache_dir()
+    key = cache.key("prompt", template.source,
+                    json.dumps(variables, sort_keys=True, default=str))
+    hit = cache.load(root, key)
+    if hit is not None:
+        return hit
+    text = _render(template, variables)
+    cache.store(root, key, text)
+    return text
+
+
+def _render(template: PromptTemplate, variables: dict[str, Any]) -> str:
     import jinja2
 
     label = Path(template.path).name
