@@ -1,0 +1,196 @@
+"""The scanner's public API: redact, mask, findings, allow pragmas and options, tiers."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from review_agent.errors import ConfigError
+from review_agent.secrets import hit_finding, mask, planted_examples, redact, scan_text
+from review_agent.secrets.examples import fill
+
+PAT = fill("ghp_{N36}", random.Random(1))
+AKIA = fill("AKIA{Z16}", random.Random(2))
+PEM = fill("-----BEGIN RSA PRIVATE KEY-----\n{B64}\n{B64}\n{B40}==\n-----END RSA PRIVATE KEY-----",
+           random.Random(3))
+
+
+def _h6(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()[:6]
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("AKIAIOSFODNN7ABCDEPF", "AKIA\u2026EPF"),
+    ("abcdefghijklmnop", "abcd\u2026op"),
+    ("hunter22", "hu\u20262"),
+    ("abc", "\u2026"),
+    ("", "\u2026"),
+])
+def test_mask(value: str, expected: str) -> None:
+    assert mask(value) == expected
+
+
+@given(st.text(min_size=1, max_size=200))
+def test_mask_never_shows_more_than_4_plus_3(value: str) -> None:
+    m = mask(value)
+    head, _, tail = m.partition("\u2026")
+    assert len(head) <= 4 and len(tail) <= 3
+    assert value.startswith(head) and value.endswith(tail)
+    assert len(head) + len(tail) < len(value)
+
+
+def test_hit_finding_matches_the_spec_line() -> None:
+    text = f"x = 1\naws_key = '{AKIA}'\n"
+    (hit,) = scan_text(text, "config/settings.py")
+    f = hit_finding(hit)
+    assert (f.path, f.line, f.end_line, f.severity, f.rule, f.source) == (
+        "config/settings.py", 2, 2, "error", "secret/aws-access-key-id", "secrets")
+    masked = f"{AKIA[:4]}\u2026{AKIA[-3:]}"
+    assert f.message == f"AWS access key id {masked} removed from the review context"
+    assert hit_finding(hit, line_offset=10).line == 12
+
+
+def test_nothing_we_print_holds_more_than_a_masked_value() -> None:
+    for _, text in planted_examples():
+        for hit in scan_text(text, "a.env"):
+            shown = hit_finding(hit).message + repr(hit) + str(hit_finding(hit))
+            ours = hit.rule + hit.description + hit.path
+            pieces = {hit.value[i:i + 5] for i in range(len(hit.value) - 4)}
+            assert not any(p in shown for p in pieces if p not in ours), hit.rule
+
+
+def test_redact_replaces_the_line_keeps_the_rest_byte_for_byte() -> None:
+    text = f"a\x0cb\u2028c\r\ntoken = '{PAT}'\r\n\n  tail  "
+    out, hits = redact(text, "a.py")
+    assert [h.rule for h in hits] == ["github-pat"]
+    lines = out.split("\n")
+    assert lines == ["a\x0cb\u2028c\r", f"[REDACTED:github-pat:{_h6(PAT)}]\r", "", "  tail  "]
+    assert PAT not in out
+
+
+def test_redact_without_secrets_returns_the_text_unchanged() -> None:
+    text = "def f():\n    return 'hello'\n"
+    assert redact(text) == (text, [])
+
+
+def test_private_key_block_removed_whole_line_count_kept() -> None:
+    text = f"before\n{PEM}\nafter\n"
+    out, hits = redact(text, "key.pem")
+    (hit,) = hits
+    assert hit.block and hit.line == 2 and hit.end_line == 6
+    lines = out.split("\n")
+    assert len(lines) == len(text.split("\n"))
+    assert lines[0] == "before" and lines[6] == "after"
+    assert all(ln == f"[REDACTED:private-key:{_h6(hit.value)}]" for ln in lines[1:6])
+    assert "PRIVATE" not in out and PEM.split("\n")[1] not in out
+
+
+def test_same_secret_elsewhere_is_redacted_too() -> None:
+    pw = fill("{N12}{D3}", random.Random(4))
+    text = f'password = "{pw}"\nlogin("bot", "{pw}")\nother\n'
+    out, _ = redact(text, "a.py")
+    assert pw not in out
+    assert out.split("\n")[2] == "other"
+
+
+def test_filter_suppresses_only_its_own_candidate() -> None:
+    line = f"Client(github_token='{PAT}')"
+    assert "github-pat" in {h.rule for h in scan_text(line, "app.py") if h.reportable}
+    line = f'password = "changeme"; token = "{PAT}"'
+    hits = scan_text(line, "app.py")
+    assert [h.rule for h in hits] == ["github-pat"]
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    (".env", "DB_PASSWORD={v}"),
+    ("Dockerfile", "ENV DB_PASSWORD {v}"),
+    ("Dockerfile", "ENV DB_PASSWORD={v}"),
+    ("README.md", "Set `API_TOKEN={v}` before running."),
+    ("deploy.sh", "export DB_PASSWORD={v}"),
+    ("settings.ini", "password = {v}"),
+    ("config.yaml", "  secret: {v}"),
+])
+def test_unquoted_config_values_are_reported(path: str, text: str) -> None:
+    value = fill("{N12}{D3}", random.Random(5))
+    hits = scan_text(text.format(v=value), path)
+    assert any(h.reportable and h.value == value for h in hits)
+
+
+@pytest.mark.parametrize("pragma", [
+    "# pragma: allowlist secret", "// gitleaks:allow", "# review-agent: allow-secret",
+])
+def test_inline_pragmas_allow_but_still_redact(pragma: str) -> None:
+    text = f"token = '{PAT}'  {pragma}\n"
+    (hit,) = scan_text(text, "a.py")
+    assert hit.allowed and hit.reportable
+    out, _ = redact(text, "a.py")
+    assert PAT not in out
+
+
+def test_nextline_pragma_allows_only_the_next_line() -> None:
+    text = f"# pragma: allowlist nextline secret\nt1 = '{PAT}'\nt2 = '{PAT}'\n"
+    hits = scan_text(text, "a.py")
+    assert [(h.line, h.allowed) for h in hits] == [(2, True), (3, False)]
+
+
+def test_allow_regexes_and_path_globs() -> None:
+    text = f"token = '{PAT}'\n"
+    assert scan_text(text, "a.py", allow=[PAT[:10]])[0].allowed
+    assert scan_text(text, "a.py", allow=[r"^token ="])[0].allowed
+    assert not scan_text(text, "a.py", allow=["nomatch"])[0].allowed
+    assert scan_text(text, "docs/a.py", allow_paths=["docs/**"])[0].allowed
+    assert scan_text(text, "tests/fixtures/a.py", allow_paths=["*.py"])[0].allowed
+    assert not scan_text(text, "src/a.py", allow_paths=["docs/**"])[0].allowed
+    out, hits = redact(text, "docs/a.py", allow_paths=["docs/**"])
+    assert hits[0].allowed and PAT not in out
+
+
+def test_bad_allow_regex_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="secrets.allow"):
+        scan_text(f"token = '{PAT}'", "a.py", allow=["("])
+
+
+def test_offsets_survive_characters_that_grow_when_lowercased() -> None:
+    text = "\u0130" * 5 + f" token = '{PAT}'"
+    (hit,) = scan_text(text, "a.py")
+    assert text[hit.start:hit.end] == PAT == hit.value
+
+
+def test_recall_tier_redacts_what_it_does_not_report() -> None:
+    text = 'password = "hunter2"\n'  # short: redacted, not a finding
+    out, hits = redact(text, "a.py")
+    assert hits and not hits[0].reportable
+    assert "hunter2" not in out
+
+
+def test_hash_length_hex_and_uuids_without_keyword_are_not_flagged() -> None:
+    text = ('commit = "3f786850e387550fdab836ed7e6dc881de23001b"\n'
+            'run = "1b4e28ba-2fa1-11d2-883f-0016d3cca427"\n')
+    assert scan_text(text, "a.py") == []
+
+
+LINE = st.one_of(
+    st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=60),
+    st.sampled_from([t for _, t in planted_examples()]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LINE, max_size=12))
+def test_redact_leaves_no_value_and_keeps_clean_lines(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    out, hits = redact(text, "mixed.txt")
+    src, dst = text.split("\n"), out.split("\n")
+    assert len(src) == len(dst)
+    touched = {n for h in hits for n in range(h.line, h.end_line + 1)}
+    values = [h.value for h in hits]
+    for i, (a, b) in enumerate(zip(src, dst, strict=True), start=1):
+        if b.startswith("[REDACTED:"):
+            continue
+        assert not any(v in b for v in values)
+        if i not in touched:
+            assert a == b
