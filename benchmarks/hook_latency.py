@@ -75,6 +75,11 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=20)
     ap.add_argument("--lines", type=int, default=20)
     args = ap.parse_args()
+    # As after `pip install` (which byte-compiles), even where PYTHONDONTWRITEBYTECODE is set.
+    import compileall
+
+    import review_agent
+    compileall.compile_dir(Path(review_agent.__file__).parent, quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         repo.mkdir()

@@ -249,3 +249,16 @@ def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
         out[sha] = data[pos:pos + size]
         pos += size + 1
     return out
+
+
+TEST_PATHSPECS = (
+    ":(glob)**/test_*", ":(glob)**/*_test.*", ":(glob)**/*.test.*", ":(glob)**/*.spec.*",
+    ":(glob)**/tests/**", ":(glob)**/test/**", ":(glob)**/__tests__/**", ":(glob)**/spec/**",
+    ":(glob)**/*Test.java", ":(glob)**/*Tests.cs",
+)
+
+
+def has_test_files(root: Path) -> bool:
+    """Whether the index holds any test file (git does the matching, so a big repo is cheap)."""
+    res = _git(root, "ls-files", "-z", "--cached", "--", *TEST_PATHSPECS)
+    return bool(res.stdout.strip(b"\0"))

@@ -58,6 +58,7 @@ def review_change(
     model = make_adapter(options.model, settings)
     graph = load_graph(options.graph, known=NODES)
     ctx = TeamContext(
+        has_tests=_has_tests(root, change),
         model=model,
         options=options,
         change=change,
@@ -81,6 +82,17 @@ def review_change(
         if close is not None:
             close()
     return build_report(final, change, options, trigger, time.perf_counter() - started)
+
+
+def _has_tests(root: Path, change: Change) -> bool | None:
+    """Asked of git only when it matters: source changed and no test file touched."""
+    from review_agent.checks.paths import is_test_path, language_of
+
+    if any(is_test_path(f.path) for f in change.files):
+        return True
+    if not any(language_of(f.path) for f in change.files):
+        return None
+    return git.has_test_files(root)
 
 
 def build_report(final: Mapping[str, Any], change: Change, options: Options, trigger: str,

@@ -214,3 +214,15 @@ def test_first_commit_of_a_new_repository(git_repo: Repo) -> None:
     res = run_cli(git_repo.path, "hook")
     assert res.returncode == 0, res.stderr
     assert "app.py:3: error [conflict-marker]" in res.stdout
+
+
+def test_untested_change_only_where_the_repository_has_tests(repo_with_commit: Repo,
+                                                            git_repo: Repo) -> None:
+    body = ("def add(a, b):\n    if a is None or b is None:\n        raise ValueError('a and b')\n"
+            "    total = a + b\n    if total > 100:\n        total = 100\n    return total\n")
+    repo_with_commit.stage({"src/app.py": body})
+    assert "[untested-change]" in run_cli(repo_with_commit.path, "hook").stdout
+    repo_with_commit.stage({"tests/test_app.py": "def test_cap():\n    assert True\n"})
+    assert "[untested-change]" not in run_cli(repo_with_commit.path, "hook").stdout
+    git_repo.stage({"src/app.py": body})
+    assert "[untested-change]" not in run_cli(git_repo.path, "hook").stdout

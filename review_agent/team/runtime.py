@@ -17,3 +17,4 @@ class TeamContext(NamedTuple):
     blobs: Mapping[str, bytes | None] = {}  # new-side blob sha -> bytes (None: not read, too large)
     prompts_dir: str | None = None  # None: the packaged prompt library
     prompt_files: Mapping[str, str] | None = None  # name -> template text (CI: from the base rev)
+    has_tests: bool | None = None  # the repository has test files (None: unknown)
