@@ -63,42 +63,60 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
 
     Files stay in order and whole when they can; a file larger than the budget is split
     between excerpts; a single excerpt larger than the budget makes its file not reviewed.
-    A chunk's cost is the empty bundle's plus each file's own, so each file renders once.
     """
-    if estimate_tokens(render(bundle)) <= budget:
+
+    def fits(files: Sequence[ContextFile]) -> bool:
+        return estimate_tokens(render(sub_bundle(bundle, files))) <= budget
+
+    if fits(bundle.files):
         return [bundle], []
-    overhead = estimate_tokens(render(sub_bundle(bundle, [])))
-    room = budget - overhead
+    empty = render(sub_bundle(bundle, []))
+    room = budget - estimate_tokens(empty)
 
     def cost(f: ContextFile) -> int:
-        return estimate_tokens(render(sub_bundle(bundle, [f]))) - overhead
+        # the file's share: what its rendering adds to the empty bundle's (estimating the
+        # whole rendering again per file would re-count the preamble thousands of times)
+        return estimate_tokens(render(sub_bundle(bundle, [f]))[len(empty):]) + 1
 
-    chunks: list[ContextBundle] = []
+    items: list[tuple[ContextFile, int]] = []
     not_reviewed: list[tuple[str, str]] = []
-    current: list[ContextFile] = []
-    used = 0
-
-    def flush() -> None:
-        nonlocal current, used
-        if current:
-            chunks.append(sub_bundle(bundle, current))
-        current, used = [], 0
-
     for f in bundle.files:
         c = cost(f)
         if c <= room:
-            if used + c > room:
-                flush()
-            current.append(f)
-            used += c
+            items.append((f, c))
             continue
-        flush()
         parts = _pieces(f, cost, room)
         if parts is None:
             not_reviewed.append((f.path, TOO_LARGE))
+        else:
+            items.extend((p, cost(p)) for p in parts)
+    chunks: list[ContextBundle] = []
+    start = 0
+    while start < len(items):
+        # as many items as the per-file costs allow, checked against the real rendering
+        # (which differs a little: fences and joins), then the longest prefix that fits
+        n, used = 0, 0
+        while start + n < len(items) and (n == 0 or used + items[start + n][1] <= room):
+            used += items[start + n][1]
+            n += 1
+        files = [f for f, _ in items[start:start + n]]
+        if not fits(files):
+            lo, hi = 0, n - 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if fits(files[:mid]):
+                    lo = mid
+                else:
+                    hi = mid - 1
+            n = lo
+        if n == 0:  # one item alone does not fit its real rendering
+            path = items[start][0].path
+            if (path, TOO_LARGE) not in not_reviewed:
+                not_reviewed.append((path, TOO_LARGE))
+            start += 1
             continue
-        chunks.extend(sub_bundle(bundle, [p]) for p in parts)
-    flush()
+        chunks.append(sub_bundle(bundle, files[:n]))
+        start += n
     return chunks, not_reviewed
 
 
