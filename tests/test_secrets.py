@@ -194,3 +194,10 @@ def test_redact_leaves_no_value_and_keeps_clean_lines(lines: list[str]) -> None:
         assert not any(v in b for v in values)
         if i not in touched:
             assert a == b
+
+
+def test_keyword_lines_found_out_of_order_are_all_scanned() -> None:
+    # "token" is found by the prefilter regex before "pass" is found by str.find
+    pw = fill("{N12}{D3}", random.Random(6))
+    text = f'db_password = "{pw}"\n' + "x = 1\n" * 3 + "token_count = 3\n"
+    assert [h.value for h in scan_text(text, "a.py")] == [pw]

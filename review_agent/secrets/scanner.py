@@ -18,6 +18,7 @@ SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
 BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
 BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
 ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
+CODE_ASSIGN = frozenset({"generic-password-assignment", "connection-string-password"})
 ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
 
 
@@ -120,7 +121,7 @@ def _add_span(raw: dict[Rule, list[tuple[int, int]]], rule: Rule, text: str, ls:
         nxt = text.find("\n", e + 1)
         e = n if nxt < 0 or e >= n else nxt
     spans = raw.setdefault(rule, [])
-    if spans and s <= spans[-1][1]:
+    if spans and spans[-1][0] <= s <= spans[-1][1]:  # out-of-order spans are merged later
         if e > spans[-1][1]:
             spans[-1] = (spans[-1][0], e)
     else:
@@ -145,7 +146,8 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
         names = NAME.findall(text, m.start(), start)
         name = next((t for t in names if SECRET_WORD.search(t)), names[0] if names else "")
         quoted = start > 0 and text[start - 1] in "\"'`"
-        secret, report = F.judge_assign(name, value, quoted, code)
+        # Only a code-style assignment can hold a variable instead of a literal.
+        secret, report = F.judge_assign(name, value, quoted, code and rule.id in CODE_ASSIGN)
     elif rule.kind == "url":
         secret, report = F.judge_url_password(value, text[end + 1:end + 40])
     elif rule.kind == "entropy":
