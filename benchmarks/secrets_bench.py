@@ -99,16 +99,16 @@ def plant(files: list[tuple[str, str]], n_secrets: int, n_decoys: int, rng: rand
           ) -> tuple[dict[str, str], dict[tuple[str, int], str], set[tuple[str, int]]]:
     """Insert secrets and decoys; return texts, {(path, line): kind} and decoy lines."""
     lines = {p: t.split("\n") for p, t in files}
-    extra = [t for k, t in EXTRA]
+    extra = list(EXTRA)
     config = {"planted/.env": [], "planted/config.yaml": [], "planted/Dockerfile": [],
               "planted/README.md": [], "planted/settings.ini": []}  # type: dict[str, list[str]]
     inserts: dict[str, list[tuple[int, str, str | None]]] = {}
     paths = sorted(lines)
     for i in range(n_secrets + n_decoys):
         if i < n_secrets:
-            kind = KINDS[i % len(KINDS)]
-            tpl = TEMPLATES[kind] if i < len(KINDS) * 4 or not extra else rng.choice(
-                [TEMPLATES[kind], extra[i % len(extra)]])
+            kind, tpl = KINDS[i % len(KINDS)], TEMPLATES[KINDS[i % len(KINDS)]]
+            if i >= len(KINDS) * 4 and i % 2:  # config-file forms: unquoted values, key kinds
+                kind, tpl = extra[i % len(extra)]
             text, tag = fill(tpl, rng), kind
         else:
             text, tag = fill(rng.choice(DECOYS), rng), None

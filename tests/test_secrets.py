@@ -201,3 +201,10 @@ def test_keyword_lines_found_out_of_order_are_all_scanned() -> None:
     pw = fill("{N12}{D3}", random.Random(6))
     text = f'db_password = "{pw}"\n' + "x = 1\n" * 3 + "token_count = 3\n"
     assert [h.value for h in scan_text(text, "a.py")] == [pw]
+
+
+def test_bare_word_in_code_is_a_variable_unless_it_looks_random() -> None:
+    assert scan_text("api_secret = load_secret\n", "a.py") == []
+    value = fill("{N14}{D3}", random.Random(7))
+    (hit,) = scan_text(f"api_secret = {value}\n", "a.py")
+    assert hit.value == value

@@ -112,7 +112,7 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         return False, False
     if value[0] in "([{" or value.endswith(("(", ")", "[", "{")) and not quoted:
         return False, False
-    if not quoted and code and IDENTIFIER.fullmatch(value):
+    if not quoted and code and IDENTIFIER.fullmatch(value) and not looks_random(value):
         return False, False
     if quoted and code and "." in value and IDENTIFIER.fullmatch(value) and value.islower():
         return False, False
@@ -128,6 +128,12 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         and "://" not in value
     )
     return True, report
+
+
+def looks_random(value: str) -> bool:
+    """A bare word too random to be a variable name (`tw87kOYZyq8LqKyxnF`)."""
+    return (len(value) >= 12 and value.isalnum() and char_classes(value) == 3
+            and entropy(value) >= 3.5)
 
 
 def judge_url_password(value: str, host: str) -> tuple[bool, bool]:

@@ -76,7 +76,8 @@ GENERIC: tuple[Rule, ...] = (
          r"(?i:unseal key) \d+: ([A-Za-z0-9+/]{40,}={0,2})", entropy=4.0),
     Rule("kerberos-asrep-hash", "Kerberos AS-REP hash", ("$krb5asrep$",),
          r"(\$krb5asrep\$\d+\$[^:\s]+:[a-f0-9]{32}\$[a-f0-9]{64,})"),
-    Rule("netrc-password", "netrc password", ("machine",), r"(?i:\bpassword)[ \t]+(\S{4,200})",
+    Rule("netrc-password", "netrc password", ("machine",),
+         r"(?i:^[ \t]*password|\blogin[ \t]+\S+[ \t]+password)[ \t]+(\S{4,200})",
          kind="assign", window=2),
     Rule("http-basic-auth", "HTTP basic authorization credentials", ("basic ",),
          # base64 of "user:password": digits or symbols and capitals, unlike English words
