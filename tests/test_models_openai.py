@@ -271,3 +271,20 @@ def test_undecodable_bytes_in_the_change_do_not_break_the_review() -> None:
     assert not reply.failed, reply.warnings
     assert "name = 'caf" in srv.requests[0].user
     srv.requests[0].user.encode("utf-8")  # what went out is valid UTF-8
+
+
+def test_prompt_that_gives_the_reply_shape_is_sent_verbatim() -> None:
+    prompt = 'Review. Answer with {"findings": [...]} only.'
+    with ModelServer() as srv:
+        model(srv).review(prompt, bundle())
+    assert srv.requests[0].system == prompt
+
+
+def test_process_reviewer_reply_is_a_list_of_items() -> None:
+    items = {"items": [{"issue": "no test for the empty case", "fixable": True}]}
+    with ModelServer(content(json.dumps(items)), default=content('{"kind": "x"}')) as srv:
+        m = model(srv, timeout=1.0)
+        assert m.propose("process_reviewer", "Critique it.", {"artifact": {}}) == items
+        assert srv.requests[0].system == "Critique it."
+        with pytest.raises(ModelError):
+            m.propose("process_reviewer", "Critique again.", {"artifact": {}})

@@ -160,3 +160,11 @@ def artifact(content: str) -> dict[str, Any]:
     extra = {k: v for k, v in data.items() if k not in ("kind", "summary", "content", "path")}
     return {**extra, "kind": kind.strip(), "path": path, "content": body,
             "summary": " ".join(summary.split())}
+
+
+def critique(content: str) -> dict[str, Any]:
+    """The process reviewer's {"items": [...]} (items are checked by the team graph)."""
+    data = json_object(content)
+    if not isinstance(data.get("items"), list):
+        raise ParseError('reply has no "items" list')
+    return data
