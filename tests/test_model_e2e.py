@@ -174,3 +174,27 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
                 leaks.append((rule, "a 12-character piece"))
     assert leaks == []
     assert all(v not in out + err for vs in values.values() for v in vs)
+
+
+def test_run_gets_its_artifact_and_critique_from_the_model(repo_with_commit: Repo) -> None:
+    art = {"kind": "test", "path": "tests/test_add_more.py",
+           "content": "from src.app import add\n\n\ndef test_neg():\n    assert add(-1, 1) == 0\n",
+           "summary": "a test for negative numbers"}
+
+    def respond(rec: Recorded) -> Reply:
+        if '"items"' in rec.system:
+            return content(json.dumps({"items": []}))
+        return content(json.dumps(art))
+
+    with ModelServer(responder=respond) as srv:
+        proc = run_cli(repo_with_commit.path, "run", "--task",
+                       "Write a unit test for add() with negative numbers", "--role",
+                       "test_engineer", "--context", "src/app.py", "--model", "openai:test",
+                       "--base-url", srv.base_url, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["specialist_artifact"]["summary"] == art["summary"]
+    assert out["specialist_artifact"]["content"] == art["content"]
+    assert len(srv.requests) >= 2  # the specialist and the process reviewer
+    assert "negative numbers" in srv.requests[0].user
+    assert "def add(a, b)" in srv.requests[0].user  # the --context file went along
