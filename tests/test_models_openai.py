@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from review_agent.context import render_bundle
-from review_agent.errors import ModelError
+from review_agent.errors import ConfigError, ModelError
 from review_agent.models import make_adapter
 from review_agent.models.base import ModelSettings
 from review_agent.models.openai import OLLAMA_URL, OpenAIModel, make, resolve_base_url
@@ -288,3 +288,13 @@ def test_process_reviewer_reply_is_a_list_of_items() -> None:
         assert srv.requests[0].system == "Critique it."
         with pytest.raises(ModelError):
             m.propose("process_reviewer", "Critique again.", {"artifact": {}})
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "localhost:11434/v1", "ftp://h/v1",
+                                 "http:///v1"])
+def test_base_url_must_be_http(url: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        make_adapter("openai:x", ModelSettings(base_url=url))
+    assert "must be an http:// or https:// URL" in str(exc.value)
+    with pytest.raises(ConfigError):
+        make_adapter("ollama:x", ModelSettings(base_url=url))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
 from review_agent import findings as findings_mod
-from review_agent.errors import ModelError
+from review_agent.errors import ConfigError, ModelError
 from review_agent.models import cache, parse
 from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.chunking import Progress, estimate_tokens, run_pool, split_bundle
@@ -47,6 +48,15 @@ def resolve_base_url(explicit: str | None, env: Mapping[str, str]) -> str:
         if value and value.strip():
             return value.strip().rstrip("/")
     return OPENAI_URL
+
+
+def checked_url(url: str) -> str:
+    """An http(s) base URL with a host, else ConfigError (exit 2, one line)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"base URL {safe_url(url) or url[:60]!r} must be an http:// or "
+                          "https:// URL")
+    return url
 
 
 def with_contract(prompt: str, marker: str, contract: str) -> str:
@@ -232,12 +242,13 @@ class _Failed(Exception):
 def make(name: str, settings: ModelSettings) -> OpenAIModel:
     """`openai:NAME`: the base URL and key from settings and the environment."""
     env = os.environ
-    return OpenAIModel(f"openai:{name}", name, resolve_base_url(settings.base_url, env),
+    return OpenAIModel(f"openai:{name}", name,
+                       checked_url(resolve_base_url(settings.base_url, env)),
                        settings, api_key(env, ("REVIEW_AGENT_API_KEY", "OPENAI_API_KEY")))
 
 
 def make_ollama(name: str, settings: ModelSettings) -> OpenAIModel:
     """`ollama:NAME`: localhost:11434 unless a base URL is given; OpenAI's key is not sent."""
     base = (settings.base_url or "").strip() or OLLAMA_URL
-    return OpenAIModel(f"ollama:{name}", name, base, settings,
+    return OpenAIModel(f"ollama:{name}", name, checked_url(base), settings,
                        api_key(os.environ, ("REVIEW_AGENT_API_KEY",)))
