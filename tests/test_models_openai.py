@@ -298,3 +298,19 @@ def test_base_url_must_be_http(url: str) -> None:
     assert "must be an http:// or https:// URL" in str(exc.value)
     with pytest.raises(ConfigError):
         make_adapter("ollama:x", ModelSettings(base_url=url))
+
+
+def test_connection_refused_fails_within_the_budget() -> None:
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    settings = ModelSettings(base_url=f"http://127.0.0.1:{port}/v1", timeout=2.0)
+    started = time.monotonic()
+    reply = make_adapter("openai:x", settings).review(PROMPT, bundle())
+    assert time.monotonic() - started < 2.0 + 2
+    assert reply.failed and reply.warnings == (
+        f"model openai:x failed: connection refused by http://127.0.0.1:{port}/v1/chat/completions",)
+    assert reply.requests >= 2  # retried with backoff inside the budget
