@@ -217,9 +217,9 @@ def test_large_bundle_is_chunked_over_a_bounded_pool() -> None:
     assert not reply.failed, reply.warnings
     assert reply.requests == len(srv.requests) > 3
     assert 1 < state["peak"] <= 3
-    shown = [line for rec in srv.requests for line in rec.user.split("\n")
-             if "# pkg/mod" in line and " 0" in line.rsplit("#", 1)[1][-2:]]
-    assert len(shown) == 24  # every file's first line went out exactly once
+    sent = "".join(rec.user for rec in srv.requests)
+    for i in range(24):  # every line of every file went out exactly once
+        assert all(sent.count(f"# pkg/mod{i:02}.py {n}\n") == 1 for n in range(20))
     assert len({f.path for f in reply.findings}) == len(srv.requests)
 
 
