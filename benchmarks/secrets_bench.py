@@ -179,8 +179,19 @@ def _child(name: str, paths: list[str], q: mp.Queue) -> None:  # type: ignore[ty
     t0, c0 = time.perf_counter(), time.process_time()
     flagged = fn(paths)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    q.put((sorted(flagged), wall, cpu, rss))
+    q.put((sorted(flagged), wall, cpu, _peak_mb()))
+
+
+def _peak_mb() -> float:
+    """Peak RSS of this process. ru_maxrss would include the forking parent's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run(name: str, paths: list[str]) -> tuple[set[tuple[str, int]], float, float, float]:

@@ -133,7 +133,7 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
 def looks_random(value: str) -> bool:
     """A bare word too random to be a variable name (`tw87kOYZyq8LqKyxnF`)."""
     return (len(value) >= 12 and value.isalnum() and char_classes(value) == 3
-            and entropy(value) >= 3.5)
+            and entropy(value) >= 0.85 * math.log2(len(value)))
 
 
 def judge_url_password(value: str, host: str) -> tuple[bool, bool]:
