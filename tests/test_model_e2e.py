@@ -198,3 +198,16 @@ def test_run_gets_its_artifact_and_critique_from_the_model(repo_with_commit: Rep
     assert len(srv.requests) >= 2  # the specialist and the process reviewer
     assert "negative numbers" in srv.requests[0].user
     assert "def add(a, b)" in srv.requests[0].user  # the --context file went along
+
+
+def test_file_too_large_for_the_model_is_listed_not_reviewed(repo_with_commit: Repo) -> None:
+    big = "".join(f"value_{i} = {i} * 3  # a line of real-looking code\n" for i in range(400))
+    repo_with_commit.stage({"src/app.py": CHANGED, "src/big.py": big})
+    repo_with_commit.write(".review-agent.yaml", "token_budget: 2500\n")
+    with ModelServer(responder=model_reply) as srv:
+        code, out, err, _ = hook(repo_with_commit, srv)
+    assert code == 0, err
+    data = json.loads(out)
+    assert {"path": "src/big.py", "reason": "too large for the model budget"} in \
+        data["not_reviewed"]
+    assert srv.requests and all("value_1 = " not in r.user for r in srv.requests)

@@ -97,9 +97,13 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     warnings: list[str] = []
     model_findings: list[Finding] = []
     failed, requests = False, 0
+    update: dict[str, Any] = {}
     try:
         reply = ctx.model.review(str(state.get("role_prompt") or ""), bundle)
         warnings.extend(reply.warnings)
+        if reply.not_reviewed:  # checked by the builtin rules, but too large for the model
+            update["context_bundle"] = {**state["context_bundle"], "bundle": bundle._replace(
+                not_reviewed=(*bundle.not_reviewed, *reply.not_reviewed))}
         failed, requests = reply.failed, reply.requests
         if reply.findings:
             model_findings, dropped = ground(list(reply.findings), ctx.change)
@@ -119,6 +123,7 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         "model_failed": failed, "model_requests": requests,
     }
     return {
+        **update,
         "specialist_artifact": artifact,
         "findings": list(merged),
         "context_warnings": warn(state, *warnings),
