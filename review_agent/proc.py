@@ -31,8 +31,7 @@ def run(
         cwd=cwd,
         input=stdin,
         env=dict(env) if env is not None else None,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         timeout=timeout,
         check=False,
     )

@@ -105,6 +105,8 @@ def repo_with_commit(git_repo: Repo) -> Repo:
     git_repo.commit("initial", {
         "README.md": "# demo\n",
         "src/app.py": "def add(a, b):\n    return a + b\n",
-        "tests/test_app.py": "from src.app import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        "tests/test_app.py": (
+            "from src.app import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+        ),
     })
     return git_repo

@@ -43,8 +43,8 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
     if cmd == "run":
         from review_agent.commands.run import run_command
 
-        root = _root_or_none()
-        options = load_options(args, worktree_reader(root))
+        here = _root_or_none()
+        options = load_options(args, worktree_reader(here))
         return run_command(task=args.task, role=args.role, brief_path=args.brief,
                            context_paths=args.context, trigger=args.trigger,
                            prompts_dir=args.prompts, max_iterations=args.max_iterations,
@@ -73,9 +73,9 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
     if cmd == "secrets":
         from review_agent.commands.secrets_cmd import secrets_command, write_and_exit
 
-        root = _root_or_none()
-        options = load_options(args, worktree_reader(root))
-        report = secrets_command(root=root, staged=args.staged, paths=args.paths,
+        here = _root_or_none()
+        options = load_options(args, worktree_reader(here))
+        report = secrets_command(root=here, staged=args.staged, paths=args.paths,
                                  options=options)
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
                               args.output, stream, args.no_color, args.quiet)
