@@ -208,3 +208,12 @@ def test_bare_word_in_code_is_a_variable_unless_it_looks_random() -> None:
     value = fill("{N14}{D3}", random.Random(7))
     (hit,) = scan_text(f"api_secret = {value}\n", "a.py")
     assert hit.value == value
+
+
+def test_long_minified_lines_stay_linear_and_still_find_secrets() -> None:
+    # quadratic name matching took minutes on lines like these; now it is milliseconds
+    noise = ("var " + "a" * 300 + "Token" + "b" * 300 + "=1;") * 300
+    assert [h for h in scan_text(noise, "a.min.js") if h.reportable] == []
+    pw = fill("{N14}{D3}", random.Random(8))
+    text = "var x=1;" * 5000 + f'var api_token="{pw}";' + "x" * 200_000 + "password=1"
+    assert [h.value for h in scan_text(text, "a.min.js")] == [pw]

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from review_agent.secrets.rule import B, E, Rule
 
-# Names whose value is a secret; matched case-insensitively inside a longer name.
+# Names whose value is a secret; matched case-insensitively inside a longer name. The
+# bounded repeats keep a long run of name characters (minified code) linear, not quadratic.
 SECRET_NAME = (
-    r"[A-Za-z0-9_.\-]*?(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|\bpwd|secret|token"
+    r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]{0,40}?(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|\bpwd|secret|token"
     r"|api[_.\-]?key|apikey|access[_.\-]?key|auth[_.\-]?(?:key|token|pass)|private[_.\-]?key"
     r"|credentials?|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|session[_.\-]?key)"
-    r"[A-Za-z0-9_.\-]*"
+    r"[A-Za-z0-9_.\-]{0,40}"
 )
 # `name = value`, `name: value`, `"name": "value"`, `name := value`, `name => value`,
 # an optional type annotation (`password: str = ...`); never `==`, `!=`, `::` or `://`.
 ASSIGN = (
-    rf"(?i:{SECRET_NAME})[\"']?(?:\s*:\s*[A-Za-z_][\w.\[\]|]*(?=\s*=))?"
+    rf"(?i:{SECRET_NAME})[\"']?(?:\s*:\s*[A-Za-z_][\w.\[\]|]{{0,60}}(?=\s*=))?"
     r"\s*(?::=|=>|(?<![=!<>])=(?![=~>])|:(?![:/]))\s*"
     r"(?:\$?[\"'`]|[\"'`]?)([^\s\"'`,;]{4,200})"
 )
@@ -63,7 +64,7 @@ GENERIC: tuple[Rule, ...] = (
          r"<(?i:password|secret|token|apikey|api_key|passphrase|clientsecret|client_secret)>"
          r"\s*([^<\s]{4,200})\s*</", kind="assign"),
     Rule("xml-add-key-secret", "Secret in an XML <add key> setting", ("<add",),
-         r'<add\s+key="[^"]*(?i:password|passwd|secret|token|apikey|api_key)[^"]*"\s+'
+         r'<add\s+key="[^"]{0,80}?(?i:password|passwd|secret|token|apikey|api_key)[^"]{0,80}"\s+'
          r'value="([^"\s]{4,200})"', kind="assign"),
     Rule("network-credential", "Password passed to NetworkCredential", ("networkcredential",),
          r'NetworkCredential\(\s*"[^"]*"\s*,\s*"([^"\s]{4,200})"', kind="assign"),

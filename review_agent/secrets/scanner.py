@@ -18,6 +18,8 @@ SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
 BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
 BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
 ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
+# On a very long line (minified code) only this much around a keyword is searched.
+NEAR = 1024
 CODE_ASSIGN = frozenset({"generic-password-assignment"})
 ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
 
@@ -82,7 +84,7 @@ def _keyword_spans(text: str) -> dict[Rule, list[tuple[int, int]]]:
             if not low.startswith(kw, a - off):
                 continue
             for rule in index.rules[kw]:
-                _add_span(raw, rule, text, ls, le)
+                _add_span(raw, rule, text, max(ls, a - NEAR), min(le, a + 2 * NEAR))
     for kw in index.common:
         a = low.find(kw)
         while a >= 0:
@@ -90,8 +92,8 @@ def _keyword_spans(text: str) -> dict[Rule, list[tuple[int, int]]]:
             le = text.find("\n", a)
             le = n if le < 0 else le
             for rule in index.rules[kw]:
-                _add_span(raw, rule, text, ls, le)
-            a = low.find(kw, le)
+                _add_span(raw, rule, text, max(ls, a - NEAR), min(le, a + 2 * NEAR))
+            a = low.find(kw, a + 1)
     for spans in raw.values():
         if len(spans) > 1:
             _merge(spans)
