@@ -226,3 +226,14 @@ def test_untested_change_only_where_the_repository_has_tests(repo_with_commit: R
     assert "[untested-change]" not in run_cli(repo_with_commit.path, "hook").stdout
     git_repo.stage({"src/app.py": body})
     assert "[untested-change]" not in run_cli(git_repo.path, "hook").stdout
+
+
+def test_context_budget_binds_only_what_a_model_reads(repo_with_commit: Repo) -> None:
+    """The builtin rules read the whole diff locally: no file is 'over context budget'."""
+    repo_with_commit.write(".review-agent.yaml", "max_context_bytes: 200\n")
+    repo_with_commit.stage({f"src/m{i}.py": MARKED for i in range(5)})
+    res = run_cli(repo_with_commit.path, "review", "--format", "json")
+    data = json.loads(res.stdout)
+    assert data["not_reviewed"] == [] and data["files_reviewed"] == 5
+    assert sorted(f["path"] for f in data["findings"] if f["rule"] == "conflict-marker") == [
+        f"src/m{i}.py" for i in range(5)]

@@ -211,3 +211,17 @@ def test_file_too_large_for_the_model_is_listed_not_reviewed(repo_with_commit: R
     assert {"path": "src/big.py", "reason": "too large for the model budget"} in \
         data["not_reviewed"]
     assert srv.requests and all("value_1 = " not in r.user for r in srv.requests)
+
+
+def test_context_budget_limits_what_the_model_is_sent(repo_with_commit: Repo) -> None:
+    files = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
+    repo_with_commit.stage(files)
+    repo_with_commit.write(".review-agent.yaml", "max_context_bytes: 200\n")
+    with ModelServer(responder=model_reply) as srv:
+        code, out, err, _ = hook(repo_with_commit, srv)
+    assert code == 0, err
+    data = json.loads(out)
+    cut = {e["path"] for e in data["not_reviewed"] if e["reason"] == "over context budget"}
+    assert cut and cut < set(files)
+    sent = "".join(r.user for r in srv.requests)
+    assert all(f"def f{p[5]}()" not in sent for p in cut)

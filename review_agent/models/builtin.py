@@ -31,6 +31,8 @@ UNCOVERED = re.compile(r"^acceptance criterion (?:not covered by any test|not ad
 
 class BuiltinModel:
     spec = "builtin"
+    # Nothing leaves the machine and the rules read the whole diff: no context budget applies.
+    reads_context = False
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings

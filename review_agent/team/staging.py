@@ -49,6 +49,9 @@ def language(path: str) -> str:
     return LANGUAGES.get(posixpath.splitext(path)[1].lower(), "")
 
 
+UNLIMITED = 1 << 62
+
+
 def stage_context(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Build the context bundle; secrets fail a manual run, excess context is dropped."""
     if is_review(state) and ctx.change is not None:
@@ -60,8 +63,11 @@ def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     from review_agent.context import stage_review_context
 
     assert ctx.change is not None
+    options = ctx.options
+    if not getattr(ctx.model, "reads_context", True):
+        options = options._replace(max_context_bytes=UNLIMITED)
     try:
-        bundle = stage_review_context(ctx.change, ctx.blobs, ctx.options)
+        bundle = stage_review_context(ctx.change, ctx.blobs, options)
     except ReviewAgentError as exc:
         return {"status": "failed", "message": f"cannot stage the change: {exc}",
                 "action_log": log(state, "stage_context", "stage", f"failed: {exc}")}
