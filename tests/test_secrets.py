@@ -217,3 +217,18 @@ def test_long_minified_lines_stay_linear_and_still_find_secrets() -> None:
     pw = fill("{N14}{D3}", random.Random(8))
     text = "var x=1;" * 5000 + f'var api_token="{pw}";' + "x" * 200_000 + "password=1"
     assert [h.value for h in scan_text(text, "a.min.js")] == [pw]
+
+
+def test_keyword_less_random_strings_are_reported() -> None:
+    rng = random.Random(9)
+    values = [fill(f"{{N{rng.choice((24, 32, 40, 48, 64))}}}", rng) for _ in range(300)]
+    reported = sum(any(h.reportable and h.value == v for h in scan_text(f'k = "{v}"\n', "a.py"))
+                   for v in values)
+    assert reported >= 0.95 * len(values)
+
+
+def test_split_base64_blob_and_identifiers_are_not_reported() -> None:
+    text = ('data = (b"YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXpBQkNE"\n'
+            '        b"Y3ODkhQCMwXiYqKCk7Ojw+LC4gW117fQ==")\n'
+            'names = ["PyUnicode_DecodeUTF16Stateful"]\n')
+    assert [h for h in scan_text(text, "a.py") if h.reportable] == []

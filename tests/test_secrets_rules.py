@@ -56,6 +56,7 @@ FALSE: list[tuple[str, str, str]] = [
     ("azure-identifiable-key", "{N52}JQQJ88{N28}", "a.txt"),
     ("azure-storage-account-key", "AccountName=acct;AccountKey={B40}==", "a.txt"),
     ("azure-ad-client-secret", "AZURE_CLIENT_SECRET=${AZURE_CLIENT_SECRET}", ".env"),
+    ("azure-client-secret-pair", "AZURE_TENANT_ID={G}\nAZURE_CLIENT_ID={G}\nSUB={H32}", ".env"),
     ("azure-sas-token", "https://a.blob.core.windows.net/c?sv=2021-06-08&sig=<signature>", "a"),
     ("azure-devops-pat", "AZURE_DEVOPS_PAT={z20}", ".env"),
     ("azure-cosmos-key", "COSMOS_MASTER_KEY=os.environ['COSMOS_KEY']", ".env"),

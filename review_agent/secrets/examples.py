@@ -36,6 +36,7 @@ TEMPLATES: dict[str, str] = {
     "azure-storage-account-key": "DefaultEndpointsProtocol=https;AccountName=acct;"
                                  "AccountKey={B86}==;EndpointSuffix=core.windows.net",
     "azure-ad-client-secret": "AZURE_CLIENT_SECRET={N3}{D1}Q~{N34}",
+    "azure-client-secret-pair": 'AZURE_TENANT_ID={G}\nAZURE_APP_KEY="{N40}"',
     "azure-sas-token": "https://acct.blob.core.windows.net/c?sv=2021-06-08&ss=b&sp=rl"
                        "&se=2026-01-01&sig={N43}%3D",
     "azure-devops-pat": "AZURE_DEVOPS_PAT={z52}",

@@ -46,6 +46,9 @@ DESCRIBES = re.compile(
     r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version)s?$"
 )
 HEX = re.compile(r"[0-9a-fA-F]+")
+WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# A line of a base64 blob split over several string literals.
+BLOB_LINE = re.compile(r"[\"'][A-Za-z0-9+/\\]{24,}={0,2}[\"']")
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 HASH_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
 CODE_SUFFIXES = frozenset({
@@ -147,7 +150,8 @@ def judge_url_password(value: str, host: str) -> tuple[bool, bool]:
     return True, len(value) >= 4 and not documented and not any(w in low for w in WEAK_WORDS)
 
 
-def judge_entropy(value: str, line: str, min_bits: float) -> tuple[bool, bool]:
+def judge_entropy(value: str, line: str, min_bits: float, previous: str = ""
+                  ) -> tuple[bool, bool]:
     """Keyword-less strings: redact likely keys, report only the unmistakable ones."""
     n = len(value)
     if HEX.fullmatch(value) or UUID.fullmatch(value) or is_placeholder(value):
@@ -161,14 +165,21 @@ def judge_entropy(value: str, line: str, min_bits: float) -> tuple[bool, bool]:
         return False, False
     bits = entropy(value)
     # Random text over a 64-symbol alphabet approaches log2(n) bits for short strings.
-    need = min(min_bits + 0.6, math.log2(n) * 0.88) if n < 64 else min_bits + 0.5
+    need = min(min_bits + 0.5, math.log2(n) * 0.83)
     if bits < need:
         return False, False
     if "base64," in line or "integrity" in line or " h1:" in line or "sha256-" in line:
         return False, False
-    report = (n >= 24 and bits >= need + 0.1 and digits * 20 >= n and upper * 8 >= n
-              and value.count("_") + value.count("-") <= 1 and not _encodes_text(value))
+    report = (n >= 24 and bits >= need + 0.05 and digits * 30 >= n and upper * 8 >= n
+              and value.count("_") + value.count("-") <= 1 and not _encodes_text(value)
+              and not _wordy(value) and not BLOB_LINE.search(previous))
     return True, report
+
+
+def _wordy(value: str) -> bool:
+    """CamelCase identifiers (`PyUnicode_DecodeUTF16Stateful`): long runs of word parts."""
+    parts = WORD_PART.findall(value)
+    return bool(parts) and len(value) / len(parts) >= 4.0
 
 
 def _encodes_text(value: str) -> bool:

@@ -42,6 +42,11 @@ CLOUD: tuple[Rule, ...] = (
          ("accountkey", "azure", "storage"),
          r"(?i:accountkey|azure[\w.\-]{0,30}key|storage[\w.\-]{0,20}key)[\"']?\s*(?:[:=]|:=)\s*"
          r"[\"']?([A-Za-z0-9+/]{80,100}={0,2})", entropy=4.0),
+    # The second half of an Azure service principal: a random secret near its tenant/client id
+    # (ids are hex or UUIDs, whose entropy stays under the threshold).
+    ctx("azure-client-secret-pair", "Azure client secret (beside its tenant or client id)",
+        ("azure_client_id", "azure_tenant_id", "tenant_id", "tenantid"),
+        r"[A-Za-z0-9_.~\-]{32,44}", 4.2, window=3),
     pre("azure-ad-client-secret", "Azure AD client secret", ("q~",),
         r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}"),
     Rule("azure-sas-token", "Azure shared access signature", ("sig=",),

@@ -155,8 +155,9 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
     elif rule.kind == "entropy":
         ls = text.rfind("\n", 0, start) + 1
         le = text.find("\n", end)
+        ps = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls else 0
         secret, report = F.judge_entropy(value, text[ls:le if le >= 0 else len(text)],
-                                         rule.entropy or 4.0)
+                                         rule.entropy or 4.0, text[ps:ls])
     else:
         secret = not F.is_token_placeholder(value) and (
             rule.entropy is None or F.entropy(value) >= rule.entropy)
