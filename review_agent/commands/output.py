@@ -21,10 +21,12 @@ def use_color(stream: TextIO, no_color: bool) -> bool:
 
 
 def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_color: bool,
-         quiet: bool) -> None:
+         quiet: bool, verbose: bool = False) -> None:
     """Write the report to --output (and a summary to stdout) or to stdout."""
     from review_agent.report import writer
 
+    if verbose:
+        _explain(report)
     if output:
         try:
             with open(output, "w", encoding="utf-8", errors="backslashreplace",
@@ -37,9 +39,24 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
 
             stream.write(summary_line(report) + f" · report in {output}\n")
         return
-    if quiet and fmt == "text":
-        report = report._replace(warnings=())
-    writer(fmt)(report, stream, color=fmt == "text" and use_color(stream, no_color))
+    color = fmt == "text" and use_color(stream, no_color)
+    if fmt == "text" and quiet:
+        from review_agent.report import text
+
+        text.write(report, stream, color=color, quiet=True)
+        return
+    writer(fmt)(report, stream, color=color)
+
+
+def _explain(report: Report) -> None:
+    """-v: what the graph did, step by step, on stderr (stdout stays the report)."""
+    log = report.final_output.get("action_log")
+    for entry in log if isinstance(log, list) else ():
+        if isinstance(entry, dict):
+            sys.stderr.write(f"review-agent: [{entry.get('step')}] {entry.get('action')}: "
+                             f"{entry.get('detail')}\n")
+    sys.stderr.write(f"review-agent: status {report.final_output.get('status')}, "
+                     f"{report.elapsed * 1000:.0f} ms\n")
 
 
 def exit_code(report: Report, options: Options, incomplete: bool) -> int:

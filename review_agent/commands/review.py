@@ -132,5 +132,5 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     report = review_change(root, change, options, trigger=trigger,
                            events_path=getattr(args, "events", None))
     emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
-         no_color=args.no_color, quiet=args.quiet)
+         no_color=args.no_color, quiet=args.quiet, verbose=args.verbose)
     return exit_code(report, options, review_incomplete(report))

@@ -40,8 +40,8 @@ def not_reviewed_lines(items: Sequence[tuple[str, str]]) -> list[str]:
     return lines
 
 
-def write(report: Report, stream: TextIO, *, color: bool = False) -> None:
-    """Write the SPEC text output."""
+def write(report: Report, stream: TextIO, *, color: bool = False, quiet: bool = False) -> None:
+    """Write the SPEC text output; `quiet` keeps the findings and warnings only."""
     findings, hidden = shown(report)
     for f in findings:
         stream.write(f"{one_line(f.path)}:{f.line}: {_severity(f.severity, color)} "
@@ -50,6 +50,8 @@ def write(report: Report, stream: TextIO, *, color: bool = False) -> None:
         stream.write(hidden_line(hidden, report.max_findings) + "\n")
     for warning in report.warnings:
         stream.write(f"{TOOL_NAME}: warning: {one_line(warning)}\n")
+    if quiet:
+        return
     for line in not_reviewed_lines(report.not_reviewed):
         stream.write(line + "\n")
     stream.write(summary_line(report) + "\n")
