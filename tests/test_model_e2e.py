@@ -140,7 +140,8 @@ def _windows(value: str, size: int = 12) -> set[str]:
 PLANTED = "config/planted.txt"  # a text file: every rule applies (code files judge some apart)
 
 
-def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
+@pytest.mark.parametrize("planted_path", [PLANTED, "deploy/settings.py", "config/.env"])
+def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_path: str) -> None:
     examples = pytest.importorskip("review_agent.secrets.examples")
     from review_agent.secrets import scan_text
 
@@ -148,11 +149,11 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
     assert planted
     values: dict[str, list[str]] = {}
     for rule, line in planted:
-        hits = scan_text(line + "\n", PLANTED)
+        hits = scan_text(line + "\n", planted_path)
         assert hits, f"the scanner does not see its own example for {rule}"
         values[rule] = [h.value for h in hits]
     body = "".join(line + "\n" for _, line in planted)
-    repo_with_commit.stage({PLANTED: "# deployment notes\n\n" + body + "\nend of notes\n"})
+    repo_with_commit.stage({planted_path: "# deployment notes\n\n" + body + "\nend of notes\n"})
     with ModelServer() as srv:
         code, out, err, _ = hook(repo_with_commit, srv)
     assert code == 0, err
@@ -162,7 +163,7 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo) -> None:
         sent.append(rec.raw.decode("utf-8", "replace"))
         sent.extend(m["content"] for m in rec.body["messages"])
     users = "".join(rec.user for rec in srv.requests)
-    assert PLANTED in users and "end of notes" in users  # the file was shown to the model
+    assert planted_path in users and "end of notes" in users  # the file was shown to the model
     # every planted line is shown redacted, not dropped (key blocks are removed whole)
     assert users.count("[REDACTED:") >= sum(rule != "private-key" for rule, _ in planted)
     leaks: list[Any] = []
