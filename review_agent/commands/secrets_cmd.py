@@ -35,8 +35,11 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
         missing = [p for p in paths if not Path(p).exists()]
         if missing:
             raise ReviewAgentError(f"no such file or directory: {missing[0]}")
-        hits = secrets.scan_paths(paths, **allow)
-        scanned = len(paths)
+        from review_agent.secrets.staged import walk_files
+
+        files = list(walk_files(paths))
+        hits = secrets.scan_paths(files, **allow)
+        scanned = len(files)
     found: list[Finding] = [secrets.hit_finding(h) for h in hits if h.reportable and not h.allowed]
     findings = merge(found)
     out: dict[str, object] = {

@@ -67,7 +67,7 @@ def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
                allow_paths: Sequence[str] = ()) -> list[SecretHit]:
     """Files as given and files under directories; binary and unreadable files are skipped."""
     hits: list[SecretHit] = []
-    for path in _walk(paths):
+    for path in walk_files(paths):
         try:
             with open(path, "rb") as fh:
                 data = fh.read()
@@ -79,7 +79,8 @@ def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
     return hits
 
 
-def _walk(paths: Sequence[str]) -> Iterator[str]:
+def walk_files(paths: Sequence[str]) -> Iterator[str]:
+    """The files named, and the files under the directories named (VCS and cache dirs skipped)."""
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
