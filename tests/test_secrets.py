@@ -232,3 +232,18 @@ def test_split_base64_blob_and_identifiers_are_not_reported() -> None:
             '        b"Y3ODkhQCMwXiYqKCk7Ojw+LC4gW117fQ==")\n'
             'names = ["PyUnicode_DecodeUTF16Stateful"]\n')
     assert [h for h in scan_text(text, "a.py") if h.reportable] == []
+
+
+@pytest.mark.parametrize("line", [
+    'PATTERN = r"(?<=_authToken=)[A-Za-z0-9_\\-]{20,}"',
+    'token_re = "ghp_[A-Za-z0-9]{36}"',
+    'password_rule = r"(?:password|passwd)\\s*=\\s*(\\S+)"',
+])
+def test_regex_source_about_tokens_is_redacted_but_not_reported(line: str) -> None:
+    hits = scan_text(line + "\n", "rules.py")
+    assert not any(h.reportable for h in hits)
+
+
+def test_a_password_with_brackets_is_still_reported() -> None:
+    hits = scan_text('password = "p@ss[w0rd]!2024"\n', "app.py")
+    assert any(h.reportable for h in hits)

@@ -46,6 +46,8 @@ DESCRIBES = re.compile(
     r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version)s?$"
 )
 HEX = re.compile(r"[0-9a-fA-F]+")
+# Pieces of regular-expression source: `[A-Za-z0-9]`, `{20,}`, `\d`, `(?:`, `(?<=`.
+REGEX_PART = re.compile(r"\[[^\]]*\w-\w[^\]]*\]|\{\d+,\d*\}|\\[dswbDSW]|\(\?[:=!<]")
 WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # A line of a base64 blob split over several string literals.
 BLOB_LINE = re.compile(r"[\"'][A-Za-z0-9+/\\]{24,}={0,2}[\"']")
@@ -129,6 +131,7 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         and (char_classes(value) >= 2 and (any(c.isdigit() for c in value) or len(value) >= 10))
         and entropy(value) >= 2.3
         and "://" not in value
+        and not REGEX_PART.search(value)  # a pattern describing tokens, not a token
     )
     return True, report
 
