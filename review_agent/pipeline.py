@@ -5,11 +5,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from review_agent import git
 from review_agent.config import Options
 from review_agent.records import Change, Finding, Report
+
+if TYPE_CHECKING:
+    from review_agent.models.base import ModelAdapter
+    from review_agent.team.runtime import TeamContext
 
 # Blobs larger than this are not read; their files are "not reviewed" (their added
 # lines are still scanned for secrets from the diff).
@@ -34,37 +38,18 @@ def review_change(
     prompts_dir: str | None = None,
 ) -> Report:
     """Run the review graph over `change`; never raises for model trouble."""
-    from review_agent.graph.engine import events_writer, run_graph
-    from review_agent.graph.spec import load_graph
-    from review_agent.models import make_adapter
-    from review_agent.models.base import ModelSettings
-    from review_agent.team import NODES
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
 
     started = time.perf_counter()
-    shas = sorted({
-        f.new_sha for f in change.files
-        if f.new_sha not in ZERO and not f.is_submodule
-    })
-    blobs = git.read_blobs(root, shas, BLOB_READ_LIMIT) if shas else {}
-    settings = ModelSettings(
-        base_url=options.base_url,
-        timeout=options.timeout,
-        cache=options.cache,
-        token_budget=options.token_budget,
-        workers=options.workers,
-    )
-    model = make_adapter(options.model, settings)
-    graph = load_graph(options.graph, known=NODES)
     ctx = TeamContext(
-        has_tests=_has_tests(root, change),
-        model=model,
+        model=make_model(options),
         options=options,
         change=change,
-        blobs=blobs,
+        blobs=read_new_blobs(root, change),
         prompts_dir=prompts_dir or options.prompts_dir,
         prompt_files=prompt_files,
+        has_tests=_has_tests(root, change),
     )
     state = initial_state(
         input=REVIEW_REQUEST.get(trigger, REVIEW_REQUEST["manual"]),
@@ -72,16 +57,46 @@ def review_change(
         model_spec=options.model,
         max_iterations=options.max_iterations,
     )
+    final = run_team(state, ctx, options.graph, events_path)
+    return build_report(final, change, options, trigger, time.perf_counter() - started)
+
+
+def read_new_blobs(root: Path, change: Change) -> dict[str, bytes | None]:
+    """The new-side blobs of a change, from the index or the object store (one cat-file)."""
+    shas = sorted({f.new_sha for f in change.files if f.new_sha not in ZERO and not f.is_submodule})
+    return git.read_blobs(root, shas, BLOB_READ_LIMIT) if shas else {}
+
+
+def make_model(options: Options) -> ModelAdapter:
+    from review_agent.models import make_adapter
+    from review_agent.models.base import ModelSettings
+
+    return make_adapter(options.model, ModelSettings(
+        base_url=options.base_url,
+        timeout=options.timeout,
+        cache=options.cache,
+        token_budget=options.token_budget,
+        workers=options.workers,
+    ))
+
+
+def run_team(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
+             events_path: str | None) -> dict[str, Any]:
+    """Validate the graph (shipped or the user's), run it, write events to `events_path`."""
+    from review_agent.graph.engine import events_writer, run_graph
+    from review_agent.graph.spec import load_graph
+    from review_agent.team import NODES
+
+    graph = load_graph(graph_path, known=NODES)
     emit: Callable[[dict[str, Any]], None] | None = None
     close: Callable[[], None] | None = None
     if events_path:
         emit, close = events_writer(events_path)
     try:
-        final = run_graph(graph, NODES, state, ctx, emit)
+        return run_graph(graph, NODES, state, ctx, emit)
     finally:
         if close is not None:
             close()
-    return build_report(final, change, options, trigger, time.perf_counter() - started)
 
 
 def _has_tests(root: Path, change: Change) -> bool | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -51,14 +51,14 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
         return None, {}
     from review_agent import git
     from review_agent.errors import NotAGitRepository
+    from review_agent.pipeline import read_new_blobs
 
     try:
         root = git.toplevel(Path.cwd())
     except NotAGitRepository:
         return None, {}
     change = git.staged_change(root)
-    shas = sorted({f.new_sha for f in change.files if f.new_sha.strip("0") and not f.is_submodule})
-    return change, (git.read_blobs(root, shas, 1_000_000) if shas else {})
+    return change, read_new_blobs(root, change)
 
 
 def run_command(*, task: str, role: str | None, brief_path: str | None,
@@ -66,11 +66,7 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
                 max_iterations: int | None, options: Options, fmt: str, stream: TextIO,
                 events_path: str | None) -> int:
     """Run the team graph once; exit 0 for every status but failed (1)."""
-    from review_agent.graph.engine import events_writer, run_graph
-    from review_agent.graph.spec import load_graph
-    from review_agent.models import make_adapter
-    from review_agent.models.base import ModelSettings
-    from review_agent.team import NODES
+    from review_agent.pipeline import make_model, run_team
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
 
@@ -88,25 +84,13 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     brief = read_brief(brief_path)
     sources = read_context(context_paths)
     change, blobs = _review_change(trigger)
-    settings = ModelSettings(base_url=options.base_url, timeout=options.timeout,
-                             cache=options.cache, token_budget=options.token_budget,
-                             workers=options.workers)
-    model = make_adapter(options.model, settings)
-    graph = load_graph(options.graph)
+    model = make_model(options)
     ctx = TeamContext(model=model, options=options, change=change, blobs=blobs,
                       prompts_dir=directory)
     state = initial_state(input=task, trigger_source=trigger, requested_role=role,
                           human_brief=brief, context_sources=sources, model_spec=model.spec,
                           max_iterations=max_iterations or options.max_iterations or 1)
-    emit: Callable[[dict[str, Any]], None] | None = None
-    close: Callable[[], None] | None = None
-    if events_path:
-        emit, close = events_writer(events_path)
-    try:
-        final = run_graph(graph, NODES, state, ctx, emit)
-    finally:
-        if close is not None:
-            close()
+    final = run_team(state, ctx, options.graph, events_path)
     output = final.get("final_output")
     if not isinstance(output, dict):
         raise ReviewAgentError(f"the graph ended without a final output: {final.get('message')}")

@@ -18,7 +18,7 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
                     ) -> Report:
     """Scan and build a report; nothing is sent anywhere, nothing is written."""
     from review_agent import secrets
-    from review_agent.pipeline import BLOB_READ_LIMIT, ZERO
+    from review_agent.pipeline import read_new_blobs
 
     started = time.perf_counter()
     allow = {"allow": options.secrets_allow, "allow_paths": options.secrets_allow_paths}
@@ -26,10 +26,7 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
         if root is None:
             raise ReviewAgentError("not a git repository: give PATHS to scan files")
         change = git.staged_change(root)
-        shas = sorted({f.new_sha for f in change.files
-                       if f.new_sha not in ZERO and not f.is_submodule})
-        blobs = git.read_blobs(root, shas, BLOB_READ_LIMIT) if shas else {}
-        hits = secrets.scan_change(change, blobs, **allow)
+        hits = secrets.scan_change(change, read_new_blobs(root, change), **allow)
         scanned = len(change.files)
     else:
         missing = [p for p in paths if not Path(p).exists()]
