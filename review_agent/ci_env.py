@@ -18,6 +18,9 @@ class BaseGuess(NamedTuple):
     candidates: tuple[str, ...]  # empty: base unavailable
     source: str  # e.g. "GITHUB_BASE_REF", "event pull_request.base.sha", "none"
     note: str = ""  # why the base is unavailable, or what a new branch means
+    # tried only when no candidate is in the history even after deepening: a push's `before`
+    # that a force-push left on no branch is never fetched
+    fallback: tuple[str, ...] = ()
 
     @property
     def available(self) -> bool:
@@ -52,10 +55,15 @@ def _branch(ref: str) -> str:
     return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else ref
 
 
+def default_branch_refs(default_branch: str | None = None) -> tuple[str, ...]:
+    """The remote default branch, as named by the CI and as git's usual names."""
+    refs = ((f"origin/{default_branch}",) if default_branch else ()) + DEFAULT_BRANCH_REFS
+    return tuple(dict.fromkeys(refs))
+
+
 def new_branch_guess(source: str, default_branch: str | None = None) -> BaseGuess:
     """A new branch has no previous commit: compare with the default branch's merge-base."""
-    refs = ((f"origin/{default_branch}",) if default_branch else ()) + DEFAULT_BRANCH_REFS
-    return BaseGuess(tuple(dict.fromkeys(refs)), source,
+    return BaseGuess(default_branch_refs(default_branch), source,
                      "new branch: reviewed against the default branch")
 
 
@@ -74,12 +82,13 @@ def github_base(env: Mapping[str, str], read_event: Callable[[str], dict[str, An
         return BaseGuess((pr_sha,), "event pull_request.base.sha")
     before = event.get("before")
     if isinstance(before, str) and before.strip():
+        repo = event.get("repository")
+        default = repo.get("default_branch") if isinstance(repo, dict) else None
+        default = default if isinstance(default, str) else None
         if before.strip() in ZEROS:
-            repo = event.get("repository")
-            default = repo.get("default_branch") if isinstance(repo, dict) else None
-            return new_branch_guess("event push before (new branch)",
-                                    default if isinstance(default, str) else None)
-        return BaseGuess((before.strip(),), "event push before")
+            return new_branch_guess("event push before (new branch)", default)
+        return BaseGuess((before.strip(),), "event push before",
+                         fallback=default_branch_refs(default))
     return BaseGuess((), "none", "base unavailable: GitHub Actions run without a pull request "
                      "or push event base; pass --base REV")
 
@@ -92,9 +101,10 @@ def gitlab_base(env: Mapping[str, str]) -> BaseGuess:
     if target:
         return BaseGuess((f"origin/{target}", target), "CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
     before = env.get("CI_COMMIT_BEFORE_SHA", "").strip()
-    if before and before not in ZEROS:
-        return BaseGuess((before,), "CI_COMMIT_BEFORE_SHA")
     default = env.get("CI_DEFAULT_BRANCH", "").strip()
+    if before and before not in ZEROS:
+        return BaseGuess((before,), "CI_COMMIT_BEFORE_SHA",
+                         fallback=default_branch_refs(default or None))
     if default:
         # a new branch (zeros) or a pipeline without a previous commit
         return new_branch_guess("CI_DEFAULT_BRANCH", default)

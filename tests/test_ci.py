@@ -155,6 +155,25 @@ def test_base_from_github_push_before(world: World, tmp_path: Path,
         ("src/app.py", 7, "debugger")}
 
 
+def test_force_pushed_branch_falls_back_to_the_default_branch(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the push event's `before` is the old tip, which the force-push left on no branch: a CI
+    # checkout never fetches it, however deep
+    before = world.clone.git("rev-parse", "HEAD").strip()
+    world.clone.git("commit", "-q", "--amend", "-m", "more, reworded")
+    world.clone.git("push", "-q", "-f", "origin", "feature")
+    shallow = clone_of(world.origin, tmp_path / "shallow", "--depth", "1", "--no-single-branch",
+                       "--branch", "feature")
+    event = write_event(tmp_path, {"before": before, "after": "HEAD",
+                                   "repository": {"default_branch": "main"}})
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_PATH": event}
+    code, out, err = run_ci(shallow, monkeypatch, capsys, "--format", "json", env=env)
+    assert code == 0, err
+    assert f"base {before} (from event push before) is not in the history" in err
+    assert keyed(json.loads(out)["findings"]) == EXPECTED
+
+
 def test_base_from_gitlab(world: World, monkeypatch: pytest.MonkeyPatch,
                           capsys: pytest.CaptureFixture[str]) -> None:
     mb = world.clone.git("merge-base", "origin/main", "HEAD").strip()

@@ -45,9 +45,12 @@ def test_github_event_pull_request_sha(tmp_path: Path) -> None:
 
 
 def test_github_push_before(tmp_path: Path) -> None:
-    event = write_event(tmp_path, {"before": SHA, "after": "f" * 40})
+    event = write_event(tmp_path, {"before": SHA, "after": "f" * 40,
+                                   "repository": {"default_branch": "trunk"}})
     guess = detect_base({"GITHUB_ACTIONS": "true", "GITHUB_EVENT_PATH": event})
-    assert guess == BaseGuess((SHA,), "event push before")
+    # the default branch only when `before` is not in the history (a force-push)
+    assert guess == BaseGuess((SHA,), "event push before", fallback=(
+        "origin/trunk", "origin/HEAD", "origin/main", "origin/master"))
 
 
 def test_github_push_new_branch_uses_default_branch(tmp_path: Path) -> None:
@@ -101,6 +104,13 @@ def test_gitlab_variables(env: dict[str, str], candidates: tuple[str, ...], sour
     guess = detect_base({"GITLAB_CI": "true", **env})
     assert guess.candidates == candidates
     assert guess.source == source
+
+
+def test_gitlab_before_falls_back_to_the_default_branch() -> None:
+    guess = detect_base({"GITLAB_CI": "true", "CI_COMMIT_BEFORE_SHA": SHA,
+                         "CI_DEFAULT_BRANCH": "trunk"})
+    assert guess.candidates == (SHA,)
+    assert guess.fallback == ("origin/trunk", "origin/HEAD", "origin/main", "origin/master")
 
 
 def test_github_wins_only_when_actions_is_true() -> None:

@@ -47,6 +47,10 @@ def find_range(root: Path, guess: BaseGuess, head_rev: str) -> tuple[str, str, s
                 f"shallow clone: `git fetch --deepen` failed while looking for the merge-base "
                 f"with {guess.candidates[0]}; fetch more history or pass --base REV")
     names = ", ".join(guess.candidates)
+    if not resolved and guess.fallback:
+        warn(f"base {names} (from {guess.source}) is not in the history, as after a "
+             "force-push: reviewing against the default branch")
+        return find_range(root, BaseGuess(guess.fallback, "the default branch"), head_rev)
     if not resolved:
         raise ReviewAgentError(f"base revision not found: {names} (from {guess.source}); "
                                "fetch it or pass --base REV")
