@@ -96,6 +96,26 @@ def test_text_output_shows_the_proposal_as_not_applied(workdir: Path) -> None:
     assert "human approval required: nothing was written, run or committed." in text
 
 
+@pytest.mark.parametrize("context", ["ABS", "./rows.py"])
+def test_context_path_spelling_does_not_change_the_proposal(workdir: Path, context: str
+                                                            ) -> None:
+    # an absolute path once made the tests import `from tmp.pytest_x.rows import ...`
+    spelled = str(workdir / "rows.py") if context == "ABS" else context
+    out = json.loads(call(workdir, "write tests for the rows parser", context=(spelled,))[1])
+    content = out["specialist_artifact"]["content"]
+    assert "\nfrom rows import parse_rows\n" in content
+    assert "(rows.py:1)" in content
+
+
+def test_module_name_outside_the_project_is_the_file_stem() -> None:
+    from review_agent.team.sources import module_name
+
+    assert module_name("src/pkg/mod.py") == "pkg.mod"
+    assert module_name("pkg/__init__.py") == "pkg"
+    assert module_name("/tmp/x/mod.py") == "mod"
+    assert module_name("../lib/mod.py") == "mod"
+
+
 def test_same_input_gives_byte_identical_output_and_events(workdir: Path) -> None:
     a = call(workdir, "write tests for the rows parser", events_path="a.jsonl")
     b = call(workdir, "write tests for the rows parser", events_path="b.jsonl")

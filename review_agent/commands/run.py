@@ -27,9 +27,18 @@ def read_context(paths: Sequence[str]) -> list[dict[str, str]]:
         name = path.name
         kind = "tests" if name.startswith("test_") or name.endswith("_test.py") else \
             KINDS.get(path.suffix.lower(), "code")
-        sources.append({"kind": kind, "path": Path(raw).as_posix(),
+        sources.append({"kind": kind, "path": _display_path(path),
                         "content": data.decode("utf-8", "replace")})
     return sources
+
+
+def _display_path(path: Path) -> str:
+    """The path relative to the working directory when the file is under it (`./a.py`, an
+    absolute path): proposals name it and import from it as the project does."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def read_brief(brief_path: str | None) -> dict[str, Any] | None:

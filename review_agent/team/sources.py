@@ -115,8 +115,10 @@ def definitions(path: str, content: str) -> list[PyDef]:
 
 
 def module_name(path: str) -> str:
-    """Import path of a source file: src/pkg/mod.py -> pkg.mod."""
+    """Import path of a source file: src/pkg/mod.py -> pkg.mod (outside the project: mod)."""
     parts = path.replace("\\", "/").removesuffix(".py").split("/")
+    if path.startswith(("/", "\\")) or ".." in parts or (parts and parts[0].endswith(":")):
+        parts = parts[-1:]  # /tmp/x/mod.py, ../lib/mod.py, C:/x/mod.py: no package known
     if parts and parts[0] in ("src", "lib"):
         parts = parts[1:]
     if parts and parts[-1] == "__init__":
