@@ -293,6 +293,28 @@ def test_node_errors_point_at_the_node_line() -> None:
     assert (err["code"], err["line"]) == ("DUPLICATE_NODE_ID", second)
 
 
+@pytest.mark.parametrize(("code", "change"), [
+    ("UNBOUNDED_CYCLE", delete("defaults", "max_iterations")),
+    ("FINALIZE_UNREACHABLE", both(add("nodes", {"id": "extra"}),
+                                  add("edges", {"from": "start", "to": "extra",
+                                                "when": "status == stuck"}))),
+    ("ROUTE_DEAD_END", set_key("edges", 4, "to", value="work")),
+    ("ROUTE_COVERAGE_ERROR", set_key("nodes", 1, "route_values",
+                                     value=["again", "done", "later"])),
+])
+def test_node_level_errors_carry_the_node_line(code: str,
+                                               change: Callable[[dict[str, Any]], None]
+                                               ) -> None:
+    # the text report prints "(line N)" only when the error has one
+    text = mutate(change)
+    errors = [e for stage in validate_text(text, KNOWN)["stages"].values()
+              for e in stage["errors"] if e["code"] == code]
+    assert errors
+    for e in errors:
+        nodes = e.get("nodes") or [e["node"]]
+        assert text.split("\n")[e["line"] - 1].strip() == f"- id: {nodes[0]}", e
+
+
 @pytest.mark.parametrize("text", [
     "", "null", "[]", "42", "just text", "!!python/object/apply:os.system [ls]",
     "&a [*a]", "nodes: &a [*a]\nid: x\nversion: 1\nedges: []\nfinalize: {run: fin}\n",

@@ -82,6 +82,7 @@ def ir_analysis(data: dict[str, Any], lines: Lines) -> tuple[list[Error], list[E
     warnings: list[Error] = []
     order = [n["id"] for n in data["nodes"]]
     by_id = {n["id"]: n for n in data["nodes"]}
+    line_of = {nid: lines.item("nodes", i) for i, nid in reversed(list(enumerate(order)))}
     out = edges_of(data)
     succ = {nid: [t for t, _ in targets] for nid, targets in out.items()}
     entries = entries_of(data)
@@ -94,7 +95,8 @@ def ir_analysis(data: dict[str, Any], lines: Lines) -> tuple[list[Error], list[E
     for comp in _cycles(order, succ):
         if defaults.get("max_iterations") is None:
             errors.append(err("UNBOUNDED_CYCLE", "cycle through " + " -> ".join(comp)
-                               + " and no defaults.max_iterations", nodes=comp))
+                               + " and no defaults.max_iterations", nodes=comp,
+                               line=line_of[comp[0]]))
     pred: dict[str, list[str]] = {}
     for src, targets in succ.items():
         for dst in targets:
@@ -104,7 +106,7 @@ def ir_analysis(data: dict[str, Any], lines: Lines) -> tuple[list[Error], list[E
     for nid in order:
         if nid in reachable and nid not in finishing:
             errors.append(err("FINALIZE_UNREACHABLE", f"no path from node {nid!r} reaches "
-                               "finalize", node=nid))
+                               "finalize", node=nid, line=line_of[nid]))
     for nid in order:
         node = by_id[nid]
         if kind_of(node) != "router":
@@ -114,7 +116,7 @@ def ir_analysis(data: dict[str, Any], lines: Lines) -> tuple[list[Error], list[E
             if target not in finishing:
                 errors.append(err("ROUTE_DEAD_END", f"route {value!r} of {nid!r} goes to "
                                    f"{target!r}, which never reaches finalize",
-                                   node=nid, route_value=value))
+                                   node=nid, route_value=value, line=line_of[nid]))
     errors += _limits(defaults, lines.top.get("defaults"))
     for i, nid in enumerate(order):
         line = lines.item("nodes", i)

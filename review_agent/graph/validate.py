@@ -225,6 +225,8 @@ def _structural(data: dict[str, Any], known: Collection[str] | None, lines: Line
     covered: dict[str, set[str]] = {}
     for i, edge in enumerate(data["edges"]):
         errors += _structural_edge(i, edge, nodes, covered, lines.item("edges", i))
+    node_lines = {n["id"]: lines.item("nodes", i)
+                  for i, n in reversed(list(enumerate(data["nodes"])))}
     for nid, node in nodes.items():
         if kind_of(node) != "router":
             continue
@@ -232,7 +234,7 @@ def _structural(data: dict[str, Any], known: Collection[str] | None, lines: Line
             if value not in covered.get(nid, set()):
                 errors.append(err("ROUTE_COVERAGE_ERROR", f"no edge from {nid!r} covers route "
                                    f"value {value!r} (add when: \"route == {value}\")",
-                                   node=nid, route_value=value))
+                                   node=nid, route_value=value, line=node_lines[nid]))
     return errors
 
 
