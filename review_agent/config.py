@@ -61,6 +61,18 @@ def _strs(v: Any) -> tuple[str, ...]:
     return tuple(v)
 
 
+def _regexes(v: Any) -> tuple[str, ...]:
+    import re
+
+    out = _strs(v)
+    for rx in out:
+        try:
+            re.compile(rx)
+        except re.error as exc:
+            raise TypeError(f"a list of valid regexes ({rx!r}: {exc})") from None
+    return out
+
+
 def _fail_on(v: Any) -> str:
     if v not in FAIL_ON:
         raise TypeError("one of " + ", ".join(FAIL_ON))
@@ -93,7 +105,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "workers": ("workers", _int),
 }
 SECRETS_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "allow": ("secrets_allow", _strs),
+    "allow": ("secrets_allow", _regexes),
     "allow_paths": ("secrets_allow_paths", _strs),
 }
 
@@ -126,7 +138,8 @@ def parse_pyproject(text: str, source: str) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: is not valid TOML ({exc})") from None
-    section = data.get("tool", {}).get("review-agent", {})
+    tool = data.get("tool", {})
+    section = tool.get("review-agent", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict):
         raise ConfigError(f"{source}: [tool.review-agent] must be a table")
     return section
@@ -145,7 +158,8 @@ def _pyproject_without_tomllib(text: str) -> dict[str, Any]:
             continue
         if inside and "=" in line and not line.startswith("#"):
             key, _, value = line.partition("=")
-            value = value.strip().replace("true", "True").replace("false", "False")
+            value = value.strip()
+            value = {"true": "True", "false": "False"}.get(value, value)  # not inside strings
             try:
                 out[key.strip()] = ast.literal_eval(value)
             except (ValueError, SyntaxError):

@@ -99,3 +99,28 @@ def test_usage_error_is_one_line(repo_with_commit: Repo) -> None:
     res = run_cli(repo_with_commit.path, "review", "--format", "xml")
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "Traceback" not in res.stderr
+
+
+def test_invalid_allow_regex_is_a_config_error_not_a_silent_empty_review(
+        repo_with_commit: Repo) -> None:
+    # it used to pass config and then fail staging: 0 findings, exit 0, the secret unreported
+    with pytest.raises(ConfigError, match=r"'secrets.allow' must be a list of valid regexes"):
+        apply_config(Options(), {"secrets": {"allow": ["("]}}, "cfg", lambda m: None)
+    repo_with_commit.write(".review-agent.yaml", "secrets:\n  allow: ['(']\n")
+    repo_with_commit.stage({"s.py": "x = 1\n"})
+    res = run_cli(repo_with_commit.path, "review")
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "invalid" not in res.stdout
+
+
+@pytest.mark.parametrize("text", ["tool = 1\n", "tool = 'x'\n", "[tool]\nother = 1\n"])
+def test_pyproject_without_our_table_is_no_config(text: str) -> None:
+    assert parse_pyproject(text, "pyproject.toml") == {}
+
+
+def test_python310_reader_keeps_true_inside_strings() -> None:
+    from review_agent.config import _pyproject_without_tomllib
+
+    raw = _pyproject_without_tomllib(
+        '[tool.review-agent]\nexclude = ["untrue/**"]\nstrict = true\n')
+    assert raw == {"exclude": ["untrue/**"], "strict": True}
