@@ -183,6 +183,24 @@ def merge_base(root: str | Path, a: str, b: str) -> str | None:
     return (_out(res) or None) if res.returncode == 0 else None
 
 
+def unpushed_base(root: str | Path, sha: str) -> str | None:
+    """Where the commits of `sha` that no remote-tracking ref has start (as pre-commit does).
+
+    The parent of the oldest such commit; `sha` itself when every commit is already on a
+    remote (nothing new); None when the new history reaches a root commit.
+    """
+    if not sha or not all(c in "0123456789abcdef" for c in sha):
+        return None
+    res = _git(root, "rev-list", "--topo-order", "--reverse", sha, "--not", "--remotes",
+               ok=range(256))
+    if res.returncode != 0:
+        return None
+    new = _out(res).split("\n", 1)[0]
+    if not new:
+        return sha
+    return resolve(root, f"{new}^")
+
+
 def is_shallow(root: str | Path) -> bool:
     """Whether the repository is a shallow clone."""
     return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"

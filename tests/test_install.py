@@ -71,3 +71,42 @@ def test_plain_pre_push_hook_reviews_the_pushed_commits(repo_with_commit: Repo, 
     shown = out.stdout + out.stderr
     assert "src/more.py:2:" in shown
     assert "src/app.py:2:" not in shown  # pushed before: not part of this push
+
+
+def test_plain_pre_push_reviews_a_new_branch_without_origin_head(repo_with_commit: Repo,
+                                                                  tmp_path: Path) -> None:
+    # `git remote add` + push leaves no origin/HEAD: the base is where no remote has the commits
+    origin = tmp_path / "origin.git"
+    repo_with_commit.git("init", "-q", "--bare", str(origin))
+    repo_with_commit.git("remote", "add", "origin", str(origin))
+    repo_with_commit.commit("old", {"src/app.py": "def add(a, b):\n    breakpoint()\n"})
+    repo_with_commit.git("push", "-q", "origin", "main")
+    assert run_cli(repo_with_commit.path, "install", "--hook", "pre-push").returncode == 0
+    repo_with_commit.git("checkout", "-q", "-b", "feature")
+    repo_with_commit.commit("new", {"src/more.py": "x = 1\nbreakpoint()\n"})
+    out = subprocess.run(["git", "push", "origin", "feature"], cwd=repo_with_commit.path,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    shown = out.stdout + out.stderr
+    assert "src/more.py:2:" in shown and "base unavailable" not in shown
+    assert "src/app.py:2:" not in shown
+    out = subprocess.run(["git", "push", "origin", ":feature"], cwd=repo_with_commit.path,
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "the push only deletes" in out.stderr + out.stdout
+
+
+def test_unpushed_base(repo_with_commit: Repo, tmp_path: Path) -> None:
+    from review_agent import git as ra_git
+
+    root_commit = repo_with_commit.git("rev-parse", "HEAD").strip()
+    assert ra_git.unpushed_base(repo_with_commit.path, root_commit) is None  # reaches a root
+    origin = tmp_path / "origin.git"
+    repo_with_commit.git("init", "-q", "--bare", str(origin))
+    repo_with_commit.git("remote", "add", "origin", str(origin))
+    repo_with_commit.git("push", "-q", "origin", "main")
+    assert ra_git.unpushed_base(repo_with_commit.path, root_commit) == root_commit  # nothing new
+    repo_with_commit.commit("a", {"a.txt": "a\n"})
+    repo_with_commit.commit("b", {"b.txt": "b\n"})
+    head = repo_with_commit.git("rev-parse", "HEAD").strip()
+    assert ra_git.unpushed_base(repo_with_commit.path, head) == root_commit
+    assert ra_git.unpushed_base(repo_with_commit.path, "--all") is None

@@ -83,7 +83,7 @@ def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]
         change = _push_range(root, from_ref, to_ref)
         return (change, "") if change and change.files else (None, "nothing to review")
     if args.stage == "pre-push" or env.get("PRE_COMMIT_REMOTE_NAME"):
-        return _plain_pre_push(root, env)
+        return _plain_pre_push(root)
     change = git.staged_change(root, args.files or None)
     if not change.files:
         return None, "nothing staged to review"
@@ -100,28 +100,27 @@ def _push_range(root: Path, from_ref: str, to_ref: str) -> Change | None:
     return git.range_change(root, mb, to_sha)
 
 
-def _plain_pre_push(root: Path, env: Mapping[str, str]) -> tuple[Change | None, str]:
+def _plain_pre_push(root: Path) -> tuple[Change | None, str]:
     """git's pre-push hook: `<local ref> <local sha> <remote ref> <remote sha>` lines on stdin."""
     lines = [] if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read().split("\n")
+    refs = [parts for parts in map(str.split, lines) if len(parts) == 4]
+    pushes = [parts for parts in refs if parts[1] not in ZEROS]  # the rest delete a branch
+    if refs and not pushes:
+        return None, "nothing to review: the push only deletes"
     last: Change | None = None
-    for line in lines:
-        parts = line.split()
-        if len(parts) != 4 or parts[1] in ZEROS:
-            continue
-        local_sha, remote_sha = parts[1], parts[3]
-        base: str | None = remote_sha if remote_sha not in ZEROS else None
-        if base is not None and git.resolve(root, base) is None:
-            base = None
+    for _, local_sha, _, remote_sha in pushes:
+        base = remote_sha if remote_sha not in ZEROS and git.resolve(root, remote_sha) else None
         if base is None:
-            remote = env.get("PRE_COMMIT_REMOTE_NAME", "origin")
-            upstream = git.resolve(root, f"{remote}/HEAD")
-            base = git.merge_base(root, upstream, local_sha) if upstream else None
+            # a new branch (or a remote tip never fetched): from where no remote has the commits
+            base = git.unpushed_base(root, local_sha)
         if base is None:
             continue
         mb = git.merge_base(root, base, local_sha) or base
         last = git.range_change(root, mb, local_sha)  # one pushed ref is reviewed: the last
     if last is None:
         return None, "base unavailable: nothing to compare the pushed commits with"
+    if not last.files:
+        return None, "nothing to review"
     return last, ""
 
 
