@@ -286,6 +286,34 @@ def test_config_and_prompts_come_from_the_base(world: World, monkeypatch: pytest
     assert "8" in str(doc["prompt_versions"]["reviewer"])
 
 
+def test_the_graph_comes_from_the_base(world: World, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = (Path(__file__).resolve().parents[1] / "review_agent" / "graphs"
+               / "coding_team.yaml").read_text()
+    world.upstream.commit("graph", {".review-agent.yaml": "graph: review/graph.yaml\n",
+                                    "review/graph.yaml": shipped})
+    world.upstream.git("push", "-q", "origin", "main")
+    world.clone.git("fetch", "-q", "origin")
+    world.clone.git("merge", "-q", "--no-edit", "origin/main")
+    # the branch rewires its graph so that nothing is reviewed
+    skip = shipped.replace(
+        '  - {from: prepare_task, to: classify_task, when: "true"}\n',
+        '  - {from: prepare_task, to: finalize, when: "true"}\n'
+        '  - {from: prepare_task, to: classify_task, when: "status == never"}\n')
+    assert skip != shipped
+    world.clone.commit("skip the review", {"review/graph.yaml": skip})
+    code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", "json", "--base",
+                            "origin/main")
+    assert code == 0, err
+    assert keyed(json.loads(out)["findings"]) == EXPECTED
+    assert "graph review/graph.yaml differs on this branch" in err
+    assert not list(world.clone.path.glob("review/*.tmp-*"))
+    code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", "json", "--base",
+                            "origin/main", "--config-from", "head")
+    assert code == 0, err
+    assert keyed(json.loads(out)["findings"]) == set()
+
+
 def test_command_line_beats_base_config(world: World) -> None:
     world.upstream.commit("config", {".review-agent.yaml": "fail_on: warning\n"})
     world.upstream.git("push", "-q", "origin", "main")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
@@ -96,6 +97,47 @@ def prompts_from_base(root: Path, base_sha: str, prompts_dir: str | None
     return out
 
 
+def graph_from_base(root: Path, base_sha: str, graph: str | None) -> str | None:
+    """The graph file to run: a repository graph as the base revision has it.
+
+    A branch that edits the graph (to skip the review nodes, say) is still reviewed under the
+    base's graph. When the branch's copy differs, the base's copy is validated here (errors
+    name the file and the revision) and pinned under the user cache, the one place we write.
+    """
+    if not graph:
+        return graph
+    try:
+        rel = (Path.cwd() / graph).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return graph  # outside the repository: no revision to pin it to
+    blob = git.show(root, base_sha, rel)
+    if blob is None:
+        raise ReviewAgentError(f"graph {rel} does not exist at the base revision "
+                               f"{base_sha[:12]}; add it on the base branch first, or pass "
+                               "--config-from head")
+    local = Path(graph)
+    if local.is_file() and local.read_bytes() == blob:
+        return graph
+    from review_agent.graph.spec import parse_graph
+    from review_agent.models.cache import cache_dir
+    from review_agent.team import NODES
+
+    text = blob.decode("utf-8", "replace")
+    parse_graph(text, NODES, f"{rel} (at {base_sha[:12]})")
+    pinned = cache_dir() / "graphs" / f"{hashlib.sha256(blob).hexdigest()[:32]}.yaml"
+    try:
+        pinned.parent.mkdir(parents=True, exist_ok=True)
+        if not pinned.is_file() or pinned.read_bytes() != blob:
+            tmp = pinned.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_bytes(blob)
+            os.replace(tmp, pinned)
+    except OSError as exc:
+        raise ReviewAgentError(f"cannot keep the base revision's graph {rel} in {pinned.parent}: "
+                               f"{exc.strerror}; pass --config-from head") from None
+    warn(f"graph {rel} differs on this branch: reviewing with the base revision's copy")
+    return str(pinned)
+
+
 def ci_command(*, root: Path, base: str | None, head: str | None, options: Options, fmt: str,
                output: str | None, config_from: str, config_path: str | None, stream: TextIO,
                events_path: str | None, env: Mapping[str, str] | None = None) -> int:
@@ -112,6 +154,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
     if config_from == "base":
         options = options_from_base(root, base_sha, options, config_path)
         prompt_files = prompts_from_base(root, base_sha, options.prompts_dir)
+        options = options._replace(graph=graph_from_base(root, base_sha, options.graph))
     elif config_from != "head":
         raise ReviewAgentError(f"--config-from must be base or head, not {config_from!r}")
     change = git.range_change(root, mb, head_sha)
