@@ -17,8 +17,10 @@ FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        # argparse prints usage plus the message; we keep it to one line and exit 2.
-        raise ReviewAgentError(f"{self.prog}: {message}")
+        # argparse prints usage plus the message; we keep it to one line and exit 2. The
+        # handler already says "review-agent: error:", so only the subcommand is named.
+        where = self.prog.removeprefix("review-agent").strip()
+        raise ReviewAgentError(f"{where}: {message}" if where else message)
 
 
 def _common(p: argparse.ArgumentParser) -> None:

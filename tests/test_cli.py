@@ -106,3 +106,15 @@ def test_version_and_help_exit_0(tmp_path: Path, args: list[str]) -> None:
 def test_no_command_prints_help_and_exits_2(tmp_path: Path) -> None:
     res = run_cli(tmp_path)
     assert res.returncode == 2 and "COMMAND" in res.stdout
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--bogus"], "review-agent: error: unrecognized arguments: --bogus\n"),
+    (["hook", "--fail-on", "x"], "review-agent: error: hook: argument --fail-on: invalid choice"),
+    (["graph", "validate"], "review-agent: error: graph validate: the following arguments are "
+                            "required: file\n"),
+])
+def test_usage_errors_name_the_tool_once(tmp_path: Path, args: list[str], line: str) -> None:
+    res = run_cli(tmp_path, *args)
+    assert res.returncode == 2 and res.stderr.startswith(line) and res.stderr.count("\n") == 1
+    assert res.stderr.count("review-agent") == 1
