@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -226,3 +227,29 @@ def test_context_budget_limits_what_the_model_is_sent(repo_with_commit: Repo) ->
     assert cut and cut < set(files)
     sent = "".join(r.user for r in srv.requests)
     assert all(f"def f{p[5]}()" not in sent for p in cut)
+
+
+def test_run_never_sends_a_secret_typed_into_the_task_or_brief(repo_with_commit: Repo,
+                                                               tmp_path: Path) -> None:
+    aws, password = "AKIAQ3EGUKQ7XW5ZTN2B", "Tf8kq3LmZp2wQx"
+    brief = tmp_path / "brief.yaml"
+    brief.write_text(f"goal: document add()\nconstraints:\n  - staging db_password={password}\n")
+
+    def respond(rec: Recorded) -> Reply:
+        if '"items"' in rec.system:
+            return content(json.dumps({"items": []}))
+        return content(json.dumps({"kind": "docs", "path": None, "content": "x",
+                                   "summary": "docs"}))
+
+    with ModelServer(responder=respond) as srv:
+        proc = run_cli(repo_with_commit.path, "run", "--task",
+                       f"Document add() in src/app.py; our bucket id is {aws}", "--role",
+                       "documenter", "--brief", str(brief), "--context", "src/app.py",
+                       "--model", "openai:test", "--base-url", srv.base_url, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert srv.requests
+    sent = "".join(r.raw.decode("utf-8", "replace") for r in srv.requests)
+    assert "Document add()" in sent and "[REDACTED:aws-access-key-id:" in sent
+    assert aws not in sent and password not in sent
+    # the staged sources go once, rendered in "context", not again as JSON
+    assert all(r.user.count("def add(a, b)") == 1 for r in srv.requests)

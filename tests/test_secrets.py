@@ -247,3 +247,13 @@ def test_regex_source_about_tokens_is_redacted_but_not_reported(line: str) -> No
 def test_a_password_with_brackets_is_still_reported() -> None:
     hits = scan_text('password = "p@ss[w0rd]!2024"\n', "app.py")
     assert any(h.reportable for h in hits)
+
+
+def test_redact_values_keeps_the_sentence_around_a_secret() -> None:
+    from review_agent.secrets import redact_values
+
+    text = "Fix login; the staging key is AKIAQ3EGUKQ7XW5ZTN2B, used twice: AKIAQ3EGUKQ7XW5ZTN2B"
+    out = redact_values(text)
+    assert "AKIAQ3EGUKQ7XW5ZTN2B" not in out
+    assert out.startswith("Fix login; the staging key is [REDACTED:aws-access-key-id:")
+    assert redact_values("Document add() in src/app.py") == "Document add() in src/app.py"

@@ -16,6 +16,7 @@ from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.chunking import Progress, estimate_tokens, run_pool, split_bundle
 from review_agent.models.http import HttpFailure, call_with_retries, post, safe_url
 from review_agent.records import ContextBundle, Finding
+from review_agent.secrets import redact_values
 
 T = TypeVar("T")
 
@@ -133,6 +134,9 @@ class OpenAIModel:
     def _ask(self, system: str, user: str, deadline: float,
              read: Callable[[str], T]) -> tuple[T, int, bool]:
         """read(content) of the model's answer, from the cache or over HTTP with retries."""
+        # a role prompt is rendered with the task and brief the user typed: redacted here,
+        # at the wire, like every other text a model reads
+        system = redact_values(system)
         k = cache.key(system, user, self.spec, self.base_url)
         root = cache.cache_dir(self.settings.cache_dir)
         if self.settings.cache:
@@ -226,7 +230,9 @@ class OpenAIModel:
             else:
                 system = with_contract(system_prompt, '"kind"', ARTIFACT_CONTRACT)
                 read = parse.artifact
-            value, _, _ = self._ask(system, render_request(request), deadline, read)
+            # "context" already renders the sources; sending their JSON too doubles the cost
+            text = render_request({k: v for k, v in request.items() if k != "sources"})
+            value, _, _ = self._ask(system, text, deadline, read)
         except _Failed as exc:
             raise ModelError(f"model {self.spec} failed ({role}): {exc.message}") from None
         return value

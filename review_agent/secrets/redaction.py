@@ -54,6 +54,17 @@ def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
     return "\n".join(lines), hits
 
 
+def redact_values(text: str) -> str:
+    """Free text a user typed (a task, a brief): each secret value replaced by its placeholder.
+
+    The rest of its line stays, unlike `redact`: in a one-line task the line is the request.
+    """
+    hits = scan_text(text)
+    for hit in sorted(hits, key=lambda h: len(h.value), reverse=True):
+        text = text.replace(hit.value, placeholder(hit))
+    return text
+
+
 def hit_finding(hit: SecretHit, line_offset: int = 0) -> Finding:
     """The report line of a hit: rule `secret/<rule>`, the value masked."""
     return Finding(hit.path, hit.line + line_offset, hit.end_line + line_offset, hit.severity,

@@ -19,13 +19,27 @@ def render_sources(sources: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
+def redacted(value: Any) -> Any:
+    """`value` with every secret in its strings redacted (the staged context already was)."""
+    from review_agent import secrets
+
+    if isinstance(value, str):
+        return secrets.redact_values(value)
+    if isinstance(value, dict):
+        return {k: redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    return value
+
+
 def build_request(state: dict[str, Any], iteration: int) -> dict[str, Any]:
+    """What a model is asked; the task and brief the user typed are redacted like the context."""
     bundle = state.get("context_bundle") or {}
     sources = list(bundle.get("sources", []))
     return {
-        "task": state.get("normalized_input", ""),
+        "task": redacted(state.get("normalized_input", "")),
         "task_type": state.get("task_type"),
-        "brief": state.get("human_brief") or {},
+        "brief": redacted(state.get("human_brief") or {}),
         "context": render_sources(sources),
         "sources": sources,
         "critique": state.get("critique"),
