@@ -164,6 +164,18 @@ def test_modified_file_only_added_lines_count(repo_with_commit: Repo) -> None:
     assert rules(check(repo_with_commit)) == [("src/app.py", "debug-print", 4)]
 
 
+def test_a_shebang_far_above_the_hunk_marks_a_script(repo_with_commit: Repo) -> None:
+    body = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(10))
+    files = {"src/tool.py": "#!/usr/bin/env python3\n" + body, "src/lib.py": body}
+    repo_with_commit.commit("two modules", dict(files))
+    repo_with_commit.stage({name: text + "def report(n):\n    print(n)\n"
+                            for name, text in files.items()})
+    change = git.staged_change(repo_with_commit.path)
+    blobs = git.read_blobs(repo_with_commit.path, [f.new_sha for f in change.files], 10**6)
+    found = run_checks(change, DEFAULT, blobs=blobs)
+    assert [(f.path, f.rule) for f in found] == [("src/lib.py", "debug-print")]
+
+
 def test_docstring_state_carries_through_context_lines(repo_with_commit: Repo) -> None:
     repo_with_commit.commit("doc", {"src/d.py": 'def f():\n    """Usage:\n\n    x\n    y\n'
                                                 '    """\n    return 1\n'})

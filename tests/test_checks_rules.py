@@ -153,6 +153,12 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     # --- exceptions
     ("bare-except", "src/ex.py",
      "def f():\n    try:\n        g()\n    except:\n        log()\n", [("bare-except", 4)]),
+    ("bare-except-reraise", "src/ex4.py",
+     "def f(p):\n    try:\n        p.wait()\n    except:  # even KeyboardInterrupt\n"
+     "        p.kill()\n        raise\n    try:\n        g()\n    except:\n        h()\n"
+     "    raise\n", [("bare-except", 9)]),
+    ("print-in-shebang-script", "src/tool.py",
+     "#!/usr/bin/env python3\nimport sys\n\n\ndef report(rows):\n    print(len(rows))\n", []),
     ("except-exception-pass", "src/ex2.py",
      "def f():\n    try:\n        g()\n    except Exception:\n        pass\n",
      [("silenced-exception", 4)]),

@@ -21,8 +21,24 @@ _BROAD = re.compile(r"^\s*except\s*\(?\s*(BaseException|Exception)\s*,?\s*\)?\s*
 _EMPTY_BODY = ("pass", "...")
 
 
+_RERAISE = re.compile(r"^\s*raise\s*(#.*)?$")
+
+
+def _reraises(line: Line) -> bool:
+    """The handler's body (as far as we see it) re-raises: cleanup, not swallowing."""
+    indent = len(line.raw) - len(line.raw.lstrip())
+    for text in line.after():
+        if not text.strip():
+            continue
+        if len(text) - len(text.lstrip()) <= indent:
+            return False
+        if _RERAISE.match(text):
+            return True
+    return False
+
+
 def _bare_except(info: FileInfo, line: Line) -> str | None:
-    if not _BARE.match(line.code):
+    if not _BARE.match(line.code) or _reraises(line):
         return None
     body = line.code.split(":", 1)[1].strip() or next(
         (t.strip() for t in line.after() if t.strip()), "")

@@ -65,7 +65,19 @@ def _plan(language: str, skipped: bool, disable: tuple[str, ...]) -> _Plan:
         and not is_disabled(c.rule.id, disable)))
 
 
-def file_info(fc: FileChange, options: Options) -> FileInfo:
+def _has_shebang(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> bool:
+    """`#!` on line 1: a program run from the command line, whose prints are its output."""
+    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    if blob is not None:
+        return blob.startswith(b"#!")
+    first = fc.hunks[0] if fc.hunks else None
+    if first is None or first.new_start > 1:
+        return False
+    return next((ln.text.startswith("#!") for ln in first.lines if ln.new_no == 1), False)
+
+
+def file_info(fc: FileChange, options: Options,
+              blobs: Mapping[str, bytes | None] | None = None) -> FileInfo:
     path = fc.path
     added = fc.added_lines
     head = "\n".join(text for no, text in added[:5] if no <= 5)
@@ -74,7 +86,8 @@ def file_info(fc: FileChange, options: Options) -> FileInfo:
     skipped = (is_vendored(path) or is_lock_file(path) or is_generated_name(path)
                or is_minified_name(path) or minified or matches_any(path, options.exclude)
                or is_generated_text(head))
-    return FileInfo(fc, language_of(path), is_test_path(path), is_script_path(path), skipped)
+    script = is_script_path(path) or _has_shebang(fc, blobs)
+    return FileInfo(fc, language_of(path), is_test_path(path), script, skipped)
 
 
 @functools.lru_cache(maxsize=64)
@@ -150,7 +163,7 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     infos: list[FileInfo] = []
     out: list[Finding] = []
     for fc in change.files:
-        info = file_info(fc, options)
+        info = file_info(fc, options, blobs)
         found, code_added = line_findings(info, _plan(info.language, info.skipped, disable))
         out.extend(found)
         infos.append(info._replace(code_added=code_added))
