@@ -291,13 +291,25 @@ def test_process_reviewer_reply_is_a_list_of_items() -> None:
 
 
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "localhost:11434/v1", "ftp://h/v1",
-                                 "http:///v1"])
+                                 "http:///v1", "http://[::1/v1",
+                                 f"user:{KEY}@host/v1", f"ftp://user:{KEY}@host/v1"])
 def test_base_url_must_be_http(url: str) -> None:
     with pytest.raises(ConfigError) as exc:
         make_adapter("openai:x", ModelSettings(base_url=url))
     assert "must be an http:// or https:// URL" in str(exc.value)
+    assert KEY not in str(exc.value)
     with pytest.raises(ConfigError):
         make_adapter("ollama:x", ModelSettings(base_url=url))
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    ("http://h:99999/v1", "invalid port"), ("http://h:0/v1", "invalid port"),
+    (f"https://me:{KEY}@api.example.invalid/v1", "must not hold user:password"),
+])
+def test_base_url_port_and_credentials_are_config_errors(url: str, words: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        make_adapter("openai:x", ModelSettings(base_url=url))
+    assert words in str(exc.value) and KEY not in str(exc.value)
 
 
 def test_connection_refused_fails_within_the_budget() -> None:
