@@ -153,6 +153,12 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     # --- exceptions
     ("bare-except", "src/ex.py",
      "def f():\n    try:\n        g()\n    except:\n        log()\n", [("bare-except", 4)]),
+    ("eval-method-definitions", "src/runner.py",
+     "class Runner:\n    def exec(self, cmd):\n        return self.run(cmd)\n\n"
+     "    async def eval(self, expr):\n        return eval(expr)\n", [("eval-exec", 6)]),
+    ("js-eval-method-definitions", "web/src/calc.ts",
+     "class Calc {\n  eval(expr: string): number {\n    return 0;\n  }\n}\n"
+     "const o = { eval(x) { return x; } };\nconst bad = eval(input);\n", [("eval-exec", 7)]),
     ("bare-except-reraise", "src/ex4.py",
      "def f(p):\n    try:\n        p.wait()\n    except:  # even KeyboardInterrupt\n"
      "        p.kill()\n        raise\n    try:\n        g()\n    except:\n        h()\n"

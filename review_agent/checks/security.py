@@ -41,13 +41,15 @@ def _not_in_tests(rx: str, view: str = "code") -> LineFn:
 
 
 _PY_EVAL = re.compile(r"(?<![\w.])(eval|exec)\s*\(")
+_DEF_BEFORE = re.compile(r"\bdef\s+$")
 
 
 def _py_eval(info: FileInfo, line: Line) -> str | None:
     if info.is_test:
         return None
-    m = _PY_EVAL.search(line.code)
-    if m is None:
+    m = next((m for m in _PY_EVAL.finditer(line.code)
+              if not _DEF_BEFORE.search(line.code, 0, m.start())), None)
+    if m is None:  # `def exec(self, cmd):` defines a method, it runs nothing
         return None
     return (f"{m.group(1)}() runs arbitrary code if any part of its argument comes from input; "
             "ast.literal_eval, json or a lookup table usually does the job")
@@ -109,7 +111,9 @@ _TLS_PATTERNS = (r"\bverify\s*=\s*False\b|\bssl\s*\.\s*_create_unverified_contex
 CHECKS = (
     LineCheck(EVAL_EXEC, ("eval", "exec"), _PY, _py_eval),
     LineCheck(EVAL_EXEC, ("eval", "Function"), JS_FAMILY,
-              _not_in_tests(r"(?<![\w$.])eval\s*\(|\bnew\s+Function\s*\(")),
+              # not a method definition: `eval(expr) {`, `eval(expr: string): Value {`
+              _not_in_tests(r"(?<![\w$.])eval\s*\((?![^()]*\)\s*(:[^;=]*)?\{)"
+                            r"|\bnew\s+Function\s*\(")),
     LineCheck(EVAL_EXEC, ("eval",), frozenset({"ruby", "php"}),
               _not_in_tests(r"(?<![\w$.>:])eval\s*\(")),
     LineCheck(SHELL_TRUE, ("shell",), _PY, _not_in_tests(r"\bshell\s*=\s*True\b")),
