@@ -130,41 +130,16 @@ def parse_yaml_config(text: str, source: str) -> dict[str, Any]:
 def parse_pyproject(text: str, source: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
-    else:  # pragma: no cover - Python 3.10
-        tomllib = None
-    if tomllib is None:
-        return _pyproject_without_tomllib(text)
+    else:  # pragma: no cover - Python 3.10: the same parser, published as tomli
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: is not valid TOML ({exc})") from None
-    tool = data.get("tool", {})
-    section = tool.get("review-agent", {}) if isinstance(tool, dict) else {}
+    section = data.get("tool", {}).get("review-agent", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{source}: [tool.review-agent] must be a table")
     return section
-
-
-def _pyproject_without_tomllib(text: str) -> dict[str, Any]:
-    """Python 3.10 has no tomllib: read simple `key = value` lines of the section."""
-    import ast
-
-    out: dict[str, Any] = {}
-    inside = False
-    for raw in text.split("\n"):
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line in ("[tool.review-agent]", '[tool."review-agent"]')
-            continue
-        if inside and "=" in line and not line.startswith("#"):
-            key, _, value = line.partition("=")
-            value = value.strip()
-            value = {"true": "True", "false": "False"}.get(value, value)  # not inside strings
-            try:
-                out[key.strip()] = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                raise ConfigError(f"pyproject.toml: cannot read {key.strip()}") from None
-    return out
 
 
 def read_config(read: Callable[[str], bytes | None], explicit: str | None = None
