@@ -64,3 +64,15 @@ def test_text_not_reviewed_grouped_when_many() -> None:
                         "vendor/lib01.js, vendor/lib02.js, vendor/lib03.js, vendor/lib04.js, "
                         "… (+7 more)")
     assert lines[2].startswith("review-agent: 0 findings (0 errors, 0 warnings, 0 info)")
+
+
+def test_a_path_never_starts_a_line_with_a_workflow_command() -> None:
+    from review_agent.records import Finding
+    from review_agent.report import text
+
+    report = make_report((Finding("::stop-commands::x", 3, 3, "warning", "todo-added", "m",
+                                  "builtin"),))
+    out = io.StringIO()
+    text.write(report, out)
+    assert not any(line.startswith("::") for line in out.getvalue().split("\n"))
+    assert out.getvalue().startswith("./::stop-commands::x:3: warning [todo-added]")

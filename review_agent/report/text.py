@@ -40,11 +40,17 @@ def not_reviewed_lines(items: Sequence[tuple[str, str]]) -> list[str]:
     return lines
 
 
+def line_start(path: str) -> str:
+    """The path as a line's first word: never `::…`, which CI runners read as a command."""
+    shown_path = one_line(path)
+    return "./" + shown_path if shown_path.startswith(":") else shown_path
+
+
 def write(report: Report, stream: TextIO, *, color: bool = False, quiet: bool = False) -> None:
     """Write the SPEC text output; `quiet` keeps the findings and warnings only."""
     findings, hidden = shown(report)
     for f in findings:
-        stream.write(f"{one_line(f.path)}:{f.line}: {_severity(f.severity, color)} "
+        stream.write(f"{line_start(f.path)}:{f.line}: {_severity(f.severity, color)} "
                      f"[{one_line(f.rule)}] {one_line(f.message)}\n")
     if hidden:
         stream.write(hidden_line(hidden, report.max_findings) + "\n")
