@@ -326,3 +326,27 @@ def test_connection_refused_fails_within_the_budget() -> None:
     assert reply.failed and reply.warnings == (
         f"model openai:x failed: connection refused by http://127.0.0.1:{port}/v1/chat/completions",)
     assert reply.requests >= 2  # retried with backoff inside the budget
+
+
+def test_timeout_bounds_the_whole_model_phase_not_each_call() -> None:
+    with ModelServer(default=HANG) as srv:
+        m = model(srv, timeout=1.0)
+        with pytest.raises(ModelError):
+            m.propose("documenter", "Write docs.", {"task": "docs"})
+        asked = len(srv.requests)
+        # the budget is spent: a later call of the same run fails without asking again
+        with pytest.raises(ModelError, match="timed out"):
+            m.propose("process_reviewer", "Critique.", {"artifact": {}})
+        reply = m.review(PROMPT, bundle())
+    assert len(srv.requests) == asked
+    assert reply.failed and "timed out" in reply.warnings[0]
+
+
+def test_a_huge_reply_is_a_failure_not_a_memory_blowup() -> None:
+    from review_agent.models.http import MAX_BODY
+
+    huge = json.dumps({"findings": [], "pad": "x" * (MAX_BODY + 1)})
+    with ModelServer(content(huge)) as srv:
+        reply = model(srv).review(PROMPT, bundle())
+    assert reply.failed and len(srv.requests) == 1
+    assert "larger than 8 MiB" in reply.warnings[0]

@@ -19,6 +19,7 @@ T = TypeVar("T")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 BACKOFF = (0.5, 1.0, 2.0)  # seconds before the 2nd, 3rd and 4th attempt
 _READ = 65536
+MAX_BODY = 8 << 20  # a reply of findings or one artifact; anything larger is a broken server
 
 
 class HttpFailure(ModelError):
@@ -118,6 +119,7 @@ def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadl
     try:
         with _opener(url).open(req, timeout=remaining) as resp:
             chunks: list[bytes] = []
+            size = 0
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -127,6 +129,10 @@ def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadl
                 if not chunk:
                     return b"".join(chunks)
                 chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise HttpFailure(f"reply from {where} is larger than {MAX_BODY >> 20} MiB",
+                                      retryable=False)
     except urllib.error.HTTPError as exc:
         body = b""
         try:

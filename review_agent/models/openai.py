@@ -117,7 +117,7 @@ class Part(NamedTuple):
 class OpenAIModel:
     """One model on one server; the key lives here and is never printed."""
 
-    __slots__ = ("spec", "name", "base_url", "settings", "_key")
+    __slots__ = ("spec", "name", "base_url", "settings", "_key", "_deadline")
 
     def __init__(self, spec: str, name: str, base_url: str, settings: ModelSettings,
                  key: str | None) -> None:
@@ -126,9 +126,17 @@ class OpenAIModel:
         self.base_url = base_url.rstrip("/")
         self.settings = settings
         self._key = key
+        self._deadline: float | None = None
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.spec!r}, {safe_url(self.base_url)!r})"
+
+    def deadline(self) -> float:
+        """The end of the model phase: --timeout counts from the first call, across all of them
+        (`run` asks the specialist and the process reviewer on every iteration)."""
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self.settings.timeout
+        return self._deadline
 
     @property
     def url(self) -> str:
@@ -194,7 +202,7 @@ class OpenAIModel:
 
     def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
         """Review the bundle in parts that fit the token budget; never raises for model trouble."""
-        deadline = time.monotonic() + self.settings.timeout
+        deadline = self.deadline()
         if not bundle.files:
             return ModelReply((), (), False, 0)
         system = with_contract(system_prompt, '"findings"', REVIEW_CONTRACT)
@@ -238,7 +246,7 @@ class OpenAIModel:
 
     def propose(self, role: str, system_prompt: str, request: dict[str, Any]) -> dict[str, Any]:
         """A specialist artifact {kind, path, content, summary}; ModelError on failure."""
-        deadline = time.monotonic() + self.settings.timeout
+        deadline = self.deadline()
         try:
             if role == "process_reviewer":
                 system, read = system_prompt, parse.critique
