@@ -136,7 +136,8 @@ def parse_pyproject(text: str, source: str) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: is not valid TOML ({exc})") from None
-    section = data.get("tool", {}).get("review-agent", {})
+    tool = data.get("tool", {})
+    section = tool.get("review-agent", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict):
         raise ConfigError(f"{source}: [tool.review-agent] must be a table")
     return section

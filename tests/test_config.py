@@ -117,10 +117,3 @@ def test_invalid_allow_regex_is_a_config_error_not_a_silent_empty_review(
 def test_pyproject_without_our_table_is_no_config(text: str) -> None:
     assert parse_pyproject(text, "pyproject.toml") == {}
 
-
-def test_python310_reader_keeps_true_inside_strings() -> None:
-    from review_agent.config import _pyproject_without_tomllib
-
-    raw = _pyproject_without_tomllib(
-        '[tool.review-agent]\nexclude = ["untrue/**"]\nstrict = true\n')
-    assert raw == {"exclude": ["untrue/**"], "strict": True}
