@@ -257,3 +257,18 @@ def test_redact_values_keeps_the_sentence_around_a_secret() -> None:
     assert "AKIAQ3EGUKQ7XW5ZTN2B" not in out
     assert out.startswith("Fix login; the staging key is [REDACTED:aws-access-key-id:")
     assert redact_values("Document add() in src/app.py") == "Document add() in src/app.py"
+
+
+def test_secrets_in_a_notebook_json_escaped_quotes_are_found() -> None:
+    # a .ipynb holds code as JSON strings: every quote of the code comes as \"
+    import json
+
+    code = ['import openai\n', 'openai.api_key = "sk-u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dK"\n',
+            'db_password = "gJTeKdNnFRIB7"\n', 'cfg = {"client_secret": "XuDL7DxtpYlSXpfKtHF4"}\n',
+            'x = f("MehGAkWvj7FAc9QeWJKY40uvSwMFLZDe")\n', 'password = "\\\\"\n']
+    text = json.dumps({"cells": [{"cell_type": "code", "source": code}]}, indent=1)
+    hits = scan_text(text, "analysis.ipynb")
+    assert {h.value for h in hits if h.reportable} >= {
+        "sk-u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dK", "gJTeKdNnFRIB7", "XuDL7DxtpYlSXpfKtHF4"}
+    assert "MehGAkWvj7FAc9QeWJKY40uvSwMFLZDe" in {h.value for h in hits}
+    assert not any(h.value.endswith("\\") for h in hits)

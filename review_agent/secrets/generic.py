@@ -15,9 +15,10 @@ SECRET_NAME = (
 # `name = value`, `name: value`, `"name": "value"`, `name := value`, `name => value`,
 # an optional type annotation (`password: str = ...`); never `==`, `!=`, `::` or `://`.
 ASSIGN = (
-    rf"(?i:{SECRET_NAME})[\"']?(?:\s*:\s*[A-Za-z_][\w.\[\]|]{{0,60}}(?=\s*=))?"
+    rf"(?i:{SECRET_NAME})(?:\\?[\"'])?(?:\s*:\s*[A-Za-z_][\w.\[\]|]{{0,60}}(?=\s*=))?"
     r"\s*(?::=|=>|(?<![=!<>])=(?![=~>])|:(?![:/]))\s*"
-    r"(?:\$?[\"'`]|[\"'`]?)([^\s\"'`,;]{4,200})"
+    # a quote may be escaped (\" in a notebook or any JSON string holding code)
+    r"(?:\$?\\?[\"'`]|[\"'`]?)((?:[^\s\"'`,;\\]|\\(?![\"'`])){4,200})"
 )
 DB_SCHEMES = (
     r"postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|oracle"
@@ -96,5 +97,5 @@ GENERIC: tuple[Rule, ...] = (
          r"(django-insecure-[^\s\"']{30,})"),
     # Keyword-less: a quoted string of base64/token characters; run over the whole text.
     Rule("high-entropy-string", "High-entropy string", (),
-         r"[\"'`]([A-Za-z0-9+/_\-]{20,256}={0,2})[\"'`]", entropy=4.0, kind="entropy"),
+         r"[\"'`]([A-Za-z0-9+/_\-]{20,256}={0,2})\\?[\"'`]", entropy=4.0, kind="entropy"),
 )
