@@ -272,3 +272,24 @@ def test_secrets_in_a_notebook_json_escaped_quotes_are_found() -> None:
         "sk-u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dK", "gJTeKdNnFRIB7", "XuDL7DxtpYlSXpfKtHF4"}
     assert "MehGAkWvj7FAc9QeWJKY40uvSwMFLZDe" in {h.value for h in hits}
     assert not any(h.value.endswith("\\") for h in hits)
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    # measured on site-packages (botocore, cfn-lint, moto, cryptography, typeshed stubs)
+    ("serialization.py", "    private_key: PKCS7PrivateKeyTypes,"),
+    ("winerror.pyi", "WININET_E_INCORRECT_PASSWORD: Final = -2147012882"),
+    ("paginators-1.json", '    "output_token": "InvalidationList.NextMarker",'),
+    ("paginators-1.json", '    "input_token": "NextPageToken",'),
+    ("providers.json", '  "AWS::IAM::AccessKey": "72c2d9dd90025459",'),
+    ("policies.json", '"Resource":"arn:aws:secretsmanager:*:*:secret:databrew!default-*"'),
+])
+def test_names_types_and_arns_are_not_reported(path: str, line: str) -> None:
+    assert not [h for h in scan_text(line + "\n", path) if h.reportable]
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    ("app.py", 'password = "tw87kOYZyq8LqKyxnF"'), ("app.py", "token = tw87kOYZyq8LqKyxnF"),
+    ("db.properties", "db.password:Xk29fjQm3pLz"), ("c.json", '{"password": "Mk3jq9ZpL2xw"}'),
+])
+def test_real_values_beside_those_still_are(path: str, line: str) -> None:
+    assert [h for h in scan_text(line + "\n", path) if h.reportable]

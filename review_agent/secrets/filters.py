@@ -121,8 +121,8 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         return False, False
     if quoted and code and "." in value and IDENTIFIER.fullmatch(value) and value.islower():
         return False, False
-    if value.isdigit() and len(value) < 6:
-        return False, False
+    if value.isdigit() and len(value) < 6 or value[0] == "-" and value[1:].isdigit():
+        return False, False  # short PIN-like numbers; negative numbers (error codes)
     report = (
         len(value) >= 8
         and not any(w in low for w in WEAK_WORDS)
@@ -132,6 +132,8 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         and entropy(value) >= 2.3
         and "://" not in value
         and not REGEX_PART.search(value)  # a pattern describing tokens, not a token
+        # words and dots only: a name (`"output_token": "NextPageToken"`), not a password
+        and not (value.replace(".", "").isalpha() and _wordy(value))
     )
     return True, report
 
@@ -139,7 +141,7 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
 def looks_random(value: str) -> bool:
     """A bare word too random to be a variable name (`tw87kOYZyq8LqKyxnF`)."""
     return (len(value) >= 12 and value.isalnum() and char_classes(value) == 3
-            and entropy(value) >= 0.85 * math.log2(len(value)))
+            and entropy(value) >= 0.85 * math.log2(len(value)) and not _wordy(value))
 
 
 def judge_url_password(value: str, host: str) -> tuple[bool, bool]:

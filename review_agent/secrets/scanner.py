@@ -145,6 +145,9 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
         return None
     start, end = m.span(g)
     if rule.kind == "assign":
+        before = text[max(m.start() - 2, 0):m.start()]
+        if before == "::" or (before.endswith(":") and text[start - 1] == ":"):
+            return None  # a qualified type (AWS::IAM::AccessKey) or an ARN (…:secret:name)
         names = NAME.findall(text, m.start(), start)
         name = next((t for t in names if SECRET_WORD.search(t)), names[0] if names else "")
         quoted = start > 0 and text[start - 1] in "\"'`"
