@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from review_agent.errors import ConfigError
 from review_agent.secrets import hit_finding, mask, planted_examples, redact, scan_text
 from review_agent.secrets.examples import fill
+from tests.conftest import Repo
+from tests.helpers import run_cli
 
 PAT = fill("ghp_{N36}", random.Random(1))
 AKIA = fill("AKIA{Z16}", random.Random(2))
@@ -293,3 +295,10 @@ def test_names_types_and_arns_are_not_reported(path: str, line: str) -> None:
 ])
 def test_real_values_beside_those_still_are(path: str, line: str) -> None:
     assert [h for h in scan_text(line + "\n", path) if h.reportable]
+
+
+def test_secrets_command_refuses_staged_with_paths(git_repo: Repo) -> None:
+    git_repo.write("a.env", "DB_PASSWORD=Xk29fjQm3pLz\n")
+    proc = run_cli(git_repo.path, "secrets", "--staged", "a.env")
+    assert proc.returncode == 2 and "not both" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -22,6 +22,8 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
 
     started = time.perf_counter()
     allow = {"allow": options.secrets_allow, "allow_paths": options.secrets_allow_paths}
+    if staged and paths:
+        raise ReviewAgentError("secrets: give --staged or PATHS, not both")
     if staged or not paths:
         if root is None:
             raise ReviewAgentError("not a git repository: give PATHS to scan files")
