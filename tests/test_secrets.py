@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +23,15 @@ PEM = fill("-----BEGIN RSA PRIVATE KEY-----\n{B64}\n{B64}\n{B40}==\n-----END RSA
 
 
 def _h6(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()[:6]
+    """The placeholder hash, recomputed from the user's key file in the cache directory."""
+    import hmac
+
+    from review_agent.models.cache import cache_dir
+    from review_agent.secrets.redaction import redaction_key
+
+    redaction_key()  # make sure the key file exists for this test's cache directory
+    key = (cache_dir() / "redaction.key").read_bytes()
+    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:6]
 
 
 @pytest.mark.parametrize(("value", "expected"), [
@@ -302,3 +311,20 @@ def test_secrets_command_refuses_staged_with_paths(git_repo: Repo) -> None:
     proc = run_cli(git_repo.path, "secrets", "--staged", "a.env")
     assert proc.returncode == 2 and "not both" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_placeholder_hash_is_keyed_per_user_and_stable_across_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from review_agent.secrets import redaction
+
+    redacted, _ = redact(f"key = {AKIA}\n", "a.py")
+    plain = hashlib.sha256(AKIA.encode()).hexdigest()[:6]
+    assert plain not in redacted  # not a bare hash anyone could test a guess against
+    redaction._key_at.cache_clear()  # as a new process would: the key comes from the file
+    again, _ = redact(f"key = {AKIA}\n", "a.py")
+    assert again == redacted  # same user, same key file: recognisable across runs
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
+    other, _ = redact(f"key = {AKIA}\n", "a.py")
+    assert other != redacted
+    key_file = tmp_path / "other-user" / "review-agent" / "redaction.key"
+    assert key_file.stat().st_mode & 0o077 == 0  # readable by its owner only

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
+import os
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from review_agent.records import Finding
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
+
+KEY_FILE = "redaction.key"
+KEY_BYTES = 32
 
 
 def mask(value: str) -> str:
@@ -18,7 +26,40 @@ def mask(value: str) -> str:
 
 
 def hash6(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    """Six hex digits that recognise a secret across runs without letting anyone test a guess.
+
+    A plain hash would go to the model provider with the placeholder, and for a weak
+    password it confirms a dictionary guess; keyed by a random per-user key it tells nothing.
+    """
+    data = value.encode("utf-8", "surrogateescape")
+    return hmac.new(redaction_key(), data, hashlib.sha256).hexdigest()[:6]
+
+
+def redaction_key() -> bytes:
+    """The user's key in the cache directory, made on first use (a per-run key if unwritable)."""
+    from review_agent.models.cache import cache_dir
+
+    return _key_at(cache_dir() / KEY_FILE)
+
+
+@functools.lru_cache(maxsize=4)
+def _key_at(path: Path) -> bytes:
+    try:
+        key = path.read_bytes()
+        if len(key) == KEY_BYTES:
+            return key
+    except OSError:
+        pass
+    key = os.urandom(KEY_BYTES)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key)
+        os.replace(tmp, path)  # mkstemp made it 0600
+    except OSError:
+        pass
+    return key
 
 
 def placeholder(hit: SecretHit) -> str:
