@@ -139,6 +139,8 @@ def skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Opti
     blob = blobs.get(fc.new_sha) if fc.status != "D" else None
     if fc.is_submodule:
         return "submodule"
+    if fc.oversized:
+        return "too large"
     if fc.binary or (blob is not None and b"\0" in blob[:SNIFF]):
         return "binary"
     if matches_any(path, options.exclude):

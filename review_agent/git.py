@@ -239,10 +239,17 @@ def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
     Two processes whatever the count: `cat-file --batch-check` for sizes, then
     `cat-file --batch` for the blobs within the limit. All-zero ids are skipped.
     """
+    return read_blobs_sized(root, shas, max_bytes)[0]
+
+
+def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int
+                     ) -> tuple[dict[str, bytes | None], dict[str, int]]:
+    """`read_blobs`, plus the size of every blob found (read or not)."""
     wanted = list(dict.fromkeys(s for s in shas if s and s.strip("0")))
     out: dict[str, bytes | None] = dict.fromkeys(wanted)
+    sizes: dict[str, int] = {}
     if not wanted:
-        return out
+        return out, sizes
     for s in wanted:
         if not all(c in "0123456789abcdef" for c in s):
             raise GitError(f"not an object id: {s!r}")
@@ -251,10 +258,12 @@ def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
     lines = check.stdout.decode("ascii", "replace").split("\n")
     for sha, line in zip(wanted, lines, strict=False):  # one line per id, then ""
         fields = line.split(" ")
-        if len(fields) == 3 and fields[1] == "blob" and int(fields[2]) <= max_bytes:
-            small.append(sha)
+        if len(fields) == 3 and fields[1] == "blob":
+            sizes[sha] = int(fields[2])
+            if sizes[sha] <= max_bytes:
+                small.append(sha)
     if not small:
-        return out
+        return out, sizes
     data = _git(root, "cat-file", "--batch", stdin="\n".join(small).encode() + b"\n").stdout
     pos = 0
     for sha in small:
@@ -266,7 +275,7 @@ def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
         size = int(header[2])
         out[sha] = data[pos:pos + size]
         pos += size + 1
-    return out
+    return out, sizes
 
 
 TEST_PATHSPECS = (

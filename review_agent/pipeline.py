@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 # Blobs larger than this are not read; their files are "not reviewed" (their added
 # lines are still scanned for secrets from the diff).
 BLOB_READ_LIMIT = 2 * 1024 * 1024
+# An oversized file's blob is read this far for the secret scan alone (about 2 s at 18 MB/s).
+SECRET_SCAN_LIMIT = 32 * 1024 * 1024
 ZERO = frozenset({"0" * 40, "0" * 64})
 
 REVIEW_REQUEST = {
@@ -42,11 +44,12 @@ def review_change(
     from review_agent.team.state import initial_state
 
     started = time.perf_counter()
+    change, blobs = with_new_blobs(root, change)
     ctx = TeamContext(
         model=make_model(options),
         options=options,
         change=change,
-        blobs=read_new_blobs(root, change),
+        blobs=blobs,
         prompts_dir=prompts_dir or options.prompts_dir,
         prompt_files=prompt_files,
         has_tests=_has_tests(root, change),
@@ -61,10 +64,22 @@ def review_change(
     return build_report(final, change, options, trigger, time.perf_counter() - started)
 
 
-def read_new_blobs(root: Path, change: Change) -> dict[str, bytes | None]:
-    """The new-side blobs of a change, from the index or the object store (one cat-file)."""
+def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes | None]]:
+    """The change with its new-side blob sizes, and the blobs (two cat-file processes).
+
+    Blobs over BLOB_READ_LIMIT are not read, except those of oversized files (too many
+    changed lines to parse), read up to SECRET_SCAN_LIMIT so their secrets are still found.
+    """
     shas = sorted({f.new_sha for f in change.files if f.new_sha not in ZERO and not f.is_submodule})
-    return git.read_blobs(root, shas, BLOB_READ_LIMIT) if shas else {}
+    if not shas:
+        return change, {}
+    blobs, sizes = git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)
+    big = [f.new_sha for f in change.files if f.oversized and blobs.get(f.new_sha) is None
+           and 0 < sizes.get(f.new_sha, 0) <= SECRET_SCAN_LIMIT]
+    if big:
+        blobs.update(git.read_blobs(root, big, SECRET_SCAN_LIMIT))
+    files = tuple(f._replace(new_size=sizes.get(f.new_sha)) for f in change.files)
+    return change._replace(files=files), blobs
 
 
 def make_model(options: Options) -> ModelAdapter:

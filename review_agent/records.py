@@ -48,6 +48,8 @@ class FileChange(NamedTuple):
     added: int  # numstat; 0 for binary
     deleted: int
     similarity: int | None = None  # rename/copy score
+    oversized: bool = False  # too many changed lines to parse: hunks left empty
+    new_size: int | None = None  # bytes of the new-side blob, when the edge read it
 
     @property
     def added_lines(self) -> tuple[tuple[int, str], ...]:

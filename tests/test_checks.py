@@ -18,7 +18,12 @@ DEFAULT = Options()
 
 
 def check(repo: Repo, options: Options = DEFAULT, **kw: object) -> list[Finding]:
-    return run_checks(git.staged_change(repo.path), options, **kw)  # type: ignore[arg-type]
+    """The checks on the staged change as the pipeline hands it over (blob sizes known)."""
+    from review_agent.pipeline import with_new_blobs
+
+    change, blobs = with_new_blobs(repo.path, git.staged_change(repo.path))
+    kw.setdefault("blobs", blobs)
+    return run_checks(change, options, **kw)  # type: ignore[arg-type]
 
 
 def rules(found: list[Finding]) -> list[tuple[str, str, int]]:
@@ -100,6 +105,11 @@ def test_lock_without_manifest(repo_with_commit: Repo) -> None:
 def test_workspace_lock_with_member_manifest(git_repo: Repo) -> None:
     git_repo.stage({"Cargo.lock": "version = 3\n", "crates/core/Cargo.toml": "[package]\n"})
     assert check(git_repo) == []
+
+
+def test_large_binary_file_beyond_the_read_limit_is_still_large(git_repo: Repo) -> None:
+    git_repo.stage({"models/weights.bin": b"\x00\x01" * (3 * 1024 * 1024)})  # 6 MB, not read
+    assert rules(check(git_repo)) == [("models/weights.bin", "large-file", 1)]
 
 
 def test_large_and_binary_files(git_repo: Repo) -> None:

@@ -513,3 +513,15 @@ def test_index_untouched_by_staged_change(repo_with_commit: Repo) -> None:
     # the check can fail: git status does rewrite this index
     repo.git("status", "--porcelain")
     assert index.read_bytes() != data
+
+
+def test_a_file_with_too_many_changed_lines_is_oversized_not_parsed(git_repo: Repo) -> None:
+    from review_agent.diff import MAX_PARSED_LINES
+
+    n = MAX_PARSED_LINES + 5
+    git_repo.stage({"dump.sql": "".join(f"INSERT INTO t VALUES ({i});\n" for i in range(n)),
+                    "small.py": "x = 1\n"})
+    files = {f.path: f for f in git.staged_change(git_repo.path).files}
+    assert files["dump.sql"].oversized and files["dump.sql"].hunks == ()
+    assert files["dump.sql"].added == n
+    assert not files["small.py"].oversized and files["small.py"].added_lines == ((1, "x = 1"),)

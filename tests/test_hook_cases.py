@@ -94,12 +94,19 @@ def test_submodule_gitlink(repo_with_commit: Repo, tmp_path: Path) -> None:
     assert "m.py:3: error [conflict-marker]" in hook_output(repo_with_commit)
 
 
-def test_huge_file_is_not_reviewed_but_listed(repo_with_commit: Repo) -> None:
-    big = ("x = 1\n" * (20 * 1024 * 1024 // 6)).encode()
+def test_huge_file_is_not_reviewed_but_listed_and_scanned_for_secrets(repo_with_commit: Repo
+                                                                      ) -> None:
+    key = "AKIA" + "Q7ZX4M2LP6WRT3KD"  # base32, as AWS key ids are
+    filler = "x = 1\n" * (10 * 1024 * 1024 // 6)
+    big = (filler + f"aws_access_key_id = {key}\n" + filler).encode()  # 20 MB
     repo_with_commit.stage({"big.py": big, "m.py": marker_file()})
     out = hook_output(repo_with_commit)
     assert "m.py:3: error [conflict-marker]" in out
     assert "big.py" in out and "not reviewed" in out
+    line = filler.count("\n") + 1
+    assert f"big.py:{line}: error [secret/aws-access-key-id]" in out
+    assert key not in out
+    assert "big.py:1: warning [large-file]" in out
 
 
 def test_from_a_subdirectory_paths_stay_repo_relative(repo_with_commit: Repo) -> None:

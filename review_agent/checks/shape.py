@@ -150,6 +150,8 @@ def blobs_and_size(changes: Iterable[FileChange], blobs: Mapping[str, bytes | No
 
 
 def _size(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> int | None:
+    if fc.new_size is not None:
+        return fc.new_size
     blob = blobs.get(fc.new_sha) if blobs is not None else None
     if blob is not None:
         return len(blob)

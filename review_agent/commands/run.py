@@ -60,14 +60,14 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
         return None, {}
     from review_agent import git
     from review_agent.errors import NotAGitRepository
-    from review_agent.pipeline import read_new_blobs
+    from review_agent.pipeline import with_new_blobs
 
     try:
         root = git.toplevel(Path.cwd())
     except NotAGitRepository:
         return None, {}
     change = git.staged_change(root)
-    return change, read_new_blobs(root, change)
+    return with_new_blobs(root, change)
 
 
 def run_command(*, task: str, role: str | None, brief_path: str | None,

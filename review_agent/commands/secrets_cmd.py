@@ -18,7 +18,7 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
                     ) -> Report:
     """Scan and build a report; nothing is sent anywhere, nothing is written."""
     from review_agent import secrets
-    from review_agent.pipeline import read_new_blobs
+    from review_agent.pipeline import with_new_blobs
 
     started = time.perf_counter()
     allow = {"allow": options.secrets_allow, "allow_paths": options.secrets_allow_paths}
@@ -27,8 +27,8 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
     if staged or not paths:
         if root is None:
             raise ReviewAgentError("not a git repository: give PATHS to scan files")
-        change = git.staged_change(root)
-        hits = secrets.scan_change(change, read_new_blobs(root, change), **allow)
+        change, blobs = with_new_blobs(root, git.staged_change(root))
+        hits = secrets.scan_change(change, blobs, **allow)
         scanned = len(change.files)
     else:
         missing = [p for p in paths if not Path(p).exists()]

@@ -43,6 +43,8 @@ def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
         if text is None:
             return []
         return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths)
+    if fc.oversized:  # too big to parse line by line: the staged file is scanned whole
+        return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths) if text else []
     added = {no for no, _ in fc.added_lines}
     if not added:
         return []
