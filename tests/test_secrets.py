@@ -328,3 +328,19 @@ def test_placeholder_hash_is_keyed_per_user_and_stable_across_runs(
     assert other != redacted
     key_file = tmp_path / "other-user" / "review-agent" / "redaction.key"
     assert key_file.stat().st_mode & 0o077 == 0  # readable by its owner only
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    ("Makefile", "git-credential-osxkeychain: git-credential-osxkeychain.o\n"),
+    ("deploy.yaml", "ssl_key: certs/server.key\ntoken_file = /run/secrets/token.txt\n"),
+    ("update.sh", "wget https://www.unicode.org/Public/UCD/latest/ucd/EastAsianWidth.txt\n"),
+])
+def test_file_names_and_word_paths_are_not_reported(path: str, text: str) -> None:
+    assert not any(h.reportable for h in scan_text(text, path))
+
+
+def test_a_real_key_pair_beside_them_still_is() -> None:
+    text = ('key_id = "AKIAQ7ZX4M2LP6WRT3KD"\n'
+            'key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8rT3xmPl"\n')
+    assert {h.rule for h in scan_text(text, "creds.py") if h.reportable} == {
+        "aws-access-key-id", "aws-secret-key-pair"}

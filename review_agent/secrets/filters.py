@@ -46,6 +46,11 @@ DESCRIBES = re.compile(
     r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version)s?$"
 )
 HEX = re.compile(r"[0-9a-fA-F]+")
+# A file name or path by its extension: where a secret lives, not the secret.
+FILE_NAME = re.compile(
+    r"[\w+\-./]*\w\.(?:o|a|so|dylib|dll|exe|c|h|cc|cpp|hpp|py|js|ts|rb|go|rs|java|class|jar"
+    r"|txt|md|rst|json|ya?ml|toml|cfg|ini|conf|env|sh|pem|crt|cer|key|pub|p12|pfx|jks|log"
+    r"|lock|html|css|xml|csv|zip|gz|tgz|tar)")
 # Pieces of regular-expression source: `[A-Za-z0-9]`, `{20,}`, `\d`, `(?:`, `(?<=`.
 REGEX_PART = re.compile(r"\[[^\]]*\w-\w[^\]]*\]|\{\d+,\d*\}|\\[dswbDSW]|\(\?[:=!<]")
 WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -111,6 +116,8 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     if not quoted:
         value = value.rstrip(")]};:,")
     if len(value) < 4 or is_placeholder(value) or ENV_LOOKUP.match(value):
+        return False, False
+    if FILE_NAME.fullmatch(value):  # `ssl_key: certs/server.key`, a Makefile target's input
         return False, False
     low = value.lower()
     if low in NON_SECRET_WORDS or DESCRIBES.search(name.rstrip("\"'")):
@@ -179,6 +186,11 @@ def judge_entropy(value: str, line: str, min_bits: float, previous: str = ""
               and value.count("_") + value.count("-") <= 1 and not _encodes_text(value)
               and not _wordy(value) and not BLOB_LINE.search(previous))
     return True, report
+
+
+def is_wordy_path(value: str) -> bool:
+    """`org/Public/UCD/latest/ucd/EastAsianWidth`: a path of words, not base64 key bytes."""
+    return value.count("/") >= 2 and _wordy(value)
 
 
 def _wordy(value: str) -> bool:

@@ -164,7 +164,9 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
     else:
         secret = not F.is_token_placeholder(value) and (
             rule.entropy is None or F.entropy(value) >= rule.entropy)
-        report = rule.precise
+        # A pair's second half has no prefix of its own: a path of words near the keyword
+        # ("EastAsianWidth" holds "asia") is redacted at most, never reported.
+        report = rule.precise and not (rule.window and F.is_wordy_path(value))
     if not secret:
         return None
     return Candidate(start, end, rule, report and rule.precise)
