@@ -57,17 +57,21 @@ def prompt_label(version: str) -> str:
     return f"v{version}" if version[:1].isdigit() else version
 
 
+SCAN_ONLY = "none"  # Report.model of the secret scanner alone
+
+
 def summary_line(report: Report) -> str:
     """`review-agent: N findings (E errors, W warnings, I info) in F files · model … · 0.12s`."""
     c = counts(report.findings)
-    return (
-        # SPEC's fixed wording ("1 findings" included): scripts and CI logs parse this line.
-        f"{TOOL_NAME}: {len(report.findings)} findings "
-        f"({c['error']} errors, {c['warning']} warnings, {c['info']} info) "
-        f"in {report.files_reviewed} files · model {one_line(report.model)} "
-        f"· reviewer prompt {one_line(prompt_label(report.prompt_version))} "
-        f"· {report.elapsed:.2f}s"
-    )
+    # SPEC's fixed wording ("1 findings" included): scripts and CI logs parse this line.
+    head = (f"{TOOL_NAME}: {len(report.findings)} findings "
+            f"({c['error']} errors, {c['warning']} warnings, {c['info']} info) "
+            f"in {report.files_reviewed} files")
+    if report.model == SCAN_ONLY:  # `review-agent secrets`: no model, no prompt
+        return f"{head} · secret scan · {report.elapsed:.2f}s"
+    return (f"{head} · model {one_line(report.model)} "
+            f"· reviewer prompt {one_line(prompt_label(report.prompt_version))} "
+            f"· {report.elapsed:.2f}s")
 
 
 def finding_fingerprint(f: Finding) -> str:
