@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -156,7 +157,8 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_pat
     body = "".join(line + "\n" for _, line in planted)
     repo_with_commit.stage({planted_path: "# deployment notes\n\n" + body + "\nend of notes\n"})
     with ModelServer() as srv:
-        code, out, err, _ = hook(repo_with_commit, srv)
+        events = repo_with_commit.path.parent / "events.jsonl"
+        code, out, err, _ = hook(repo_with_commit, srv, "--events", str(events))
     assert code == 0, err
     assert srv.requests, "the model was never asked"
     sent: list[str] = []
@@ -176,6 +178,14 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_pat
                 leaks.append((rule, "a 12-character piece"))
     assert leaks == []
     assert all(v not in out + err for vs in values.values() for v in vs)
+    # nor in the event log, nor in anything left in the user cache directory
+    kept = events.read_text(encoding="utf-8", errors="replace")
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    for f in cache.rglob("*"):
+        if f.is_file():
+            kept += f.read_bytes().decode("utf-8", "replace")
+    assert kept and not [r for r, vs in values.items() for v in vs
+                         if v in kept or any(w in kept for w in _windows(v))]
 
 
 def test_run_gets_its_artifact_and_critique_from_the_model(repo_with_commit: Repo) -> None:
