@@ -178,12 +178,46 @@ def test_a_shebang_far_above_the_hunk_marks_a_script(repo_with_commit: Repo) -> 
     body = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(10))
     files = {"src/tool.py": "#!/usr/bin/env python3\n" + body, "src/lib.py": body}
     repo_with_commit.commit("two modules", dict(files))
-    repo_with_commit.stage({name: text + "def report(n):\n    print(n)\n"
+    repo_with_commit.stage({name: text + "def total(n):\n    print(n)\n"
                             for name, text in files.items()})
     change = git.staged_change(repo_with_commit.path)
     blobs = git.read_blobs(repo_with_commit.path, [f.new_sha for f in change.files], 10**6)
     found = run_checks(change, DEFAULT, blobs=blobs)
     assert [(f.path, f.rule) for f in found] == [("src/lib.py", "debug-print")]
+
+
+_FAR = "".join(f"    x{i} = {i}\n" for i in range(8))  # pushes the header out of the hunk
+
+
+def test_print_where_output_is_intended_far_above_the_hunk(repo_with_commit: Repo) -> None:
+    # the enclosing def / guard is only in the staged blob, not in the hunk's context
+    heads = ["def main(argv=None):", "def print_usage():", "def show_table(rows):",
+             "def dump_state(self):", "def report(self):", "    if self.debugging:",
+             "    if args.verbose > 1:", "if __name__ == '__main__':"]
+    old = "".join(f"{h}\n{_FAR}    return 0\n\n\n" for h in heads)
+    repo_with_commit.commit("base", {"src/lib.py": old})
+    new = "".join(f"{h}\n{_FAR}    print(x1)\n    return 0\n\n\n" for h in heads)
+    repo_with_commit.stage({"src/lib.py": new})
+    assert check(repo_with_commit) == []
+
+
+def test_print_outside_those_places_is_still_found(repo_with_commit: Repo) -> None:
+    text = ("def main():\n    return 0\n\n\n"
+            "def total(items):\n" + _FAR + "    print(x1)\n"  # 14: a sibling of main
+            "    if verbose:\n        log(1)\n    else:\n        print(2)\n"  # 18: else branch
+            "    if items:\n        print(3)\n"  # 20: a guard that is not a debug switch
+            '    usage = """\nmain:\n"""\n    print(usage)\n'  # 24: dedented string above
+            "    return x1\n")
+    repo_with_commit.stage({"src/lib.py": text})
+    assert rules(check(repo_with_commit)) == [("src/lib.py", "debug-print", n)
+                                              for n in (14, 18, 20, 24)]
+
+
+def test_print_inside_a_call_that_follows_a_main(repo_with_commit: Repo) -> None:
+    # the dedented call line above the print is its statement, not main's body
+    repo_with_commit.stage({"src/lib.py": "def main():\n    return 0\n\n\nx = run(\n"
+                                          "    print(1),\n)\n"})
+    assert rules(check(repo_with_commit)) == [("src/lib.py", "debug-print", 6)]
 
 
 def test_docstring_state_carries_through_context_lines(repo_with_commit: Repo) -> None:

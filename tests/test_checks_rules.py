@@ -37,6 +37,24 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
      "    # print(doc) was the old way\n    return label\n", []),
     ("print-in-docstring", "src/doc.py",
      'def f():\n    """Example:\n\n        print(f())\n    """\n    return 1\n', []),
+    ("print-debug-guards", "src/proto.py",
+     "class Client:\n    def send(self, line):\n        if self.debugging > 1:\n"
+     "            print('*put*', repr(line))\n        if self._debug: print('*cmd*', line)\n"
+     "        if DEBUG:\n            print(line)\n        elif args.verbose:\n"
+     "            print(line)\n        if not quiet:\n            print('sent')\n"
+     "        print('left over')\n", [("debug-print", 12)]),
+    ("print-printing-functions", "src/show.py",
+     "def print_usage():\n    print('usage')\n\n\nasync def show_rows(rows):\n"
+     "    for r in rows:\n        print(r)\n\n\ndef _dump(x):\n    print(x)\n\n\n"
+     "def cli_main():\n    print('hi')\n\n\ndef mainly(x):\n    print(x)\n",
+     [("debug-print", 19)]),
+    ("print-method-definitions", "src/pp.py",
+     "class Tree:\n    def pprint(self, indent=''):\n        return indent\n\n"
+     "    def print(self):\n        return 1\n", []),
+    ("print-wrapped-to-stream", "src/warn2.py",
+     "import sys\n\n\ndef warn(msg):\n    print('warning:',\n          msg,\n"
+     "          file=sys.stderr)\n    print('x', (1,\n        2))\n    f(file=1)\n",
+     [("debug-print", 8)]),
     ("pprint", "src/dump.py", "from pprint import pprint\n\n\ndef d(x):\n    pprint(x)\n",
      [("debug-print", 5)]),
     ("breakpoint", "src/calc.py", "def calc(x):\n    breakpoint()\n    return x * 2\n",

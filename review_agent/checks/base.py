@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from review_agent.checks.scope import Source
 from review_agent.records import FileChange, Finding
 
 
@@ -24,6 +25,7 @@ class FileInfo(NamedTuple):
     is_script: bool
     skipped: bool  # vendored, generated, minified, lock file or excluded: markers only
     code_added: int = 0  # added lines that hold code (not blank, not only a comment)
+    source: Source | None = None  # the new-side text (Python only): enclosing blocks
 
 
 class Line(NamedTuple):
@@ -34,7 +36,6 @@ class Line(NamedTuple):
     code: str  # string contents and comments removed
     comment: str  # comment text only
     following: Sequence[str]  # new-side texts after this line in its hunk
-    in_main: bool = False  # inside an `if __name__ == "__main__":` block seen in the hunk
 
     def after(self, n: int = 3) -> list[str]:
         return [t.rstrip("\r") for t in self.following[:n]]

@@ -30,6 +30,29 @@ _JS_DEBUGGER = re.compile(r"(^|[;{}]|\))\s*debugger\s*(;|$|\})")
 _RUBY_DEBUGGER = re.compile(r"\bbinding\s*\.\s*(pry|irb)\b|(^|;)\s*(byebug|debugger)\s*(;|$)")
 _PY_PRINT = re.compile(r"(?<![\w.])p?print\(")
 _PRINT_TO_FILE = re.compile(r"\b(file|stream)\s*=")  # output to a chosen stream is deliberate
+# a function whose name says it prints, or a program's entry point
+_PRINTING_DEF = re.compile(r"(async\s+)?def\s+(_*(main|usage|(p?print|show|dump|report|display"
+                           r"|test|demo|debug)\w*)|\w+_(main|usage))\s*\(")
+_DEF_BEFORE = re.compile(r"\bdef\s+$")
+_MAIN_BLOCK = re.compile(r"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
+# output behind a debug or verbosity switch is asked for: `if self.debugging:`, `if verbose:`
+_GUARD = re.compile(r"(el)?if\b(?P<cond>.*?):")
+_DEBUG_FLAG = re.compile(r"debug|verbos|quiet|silent|\btrac(e|ing)\b", re.IGNORECASE)
+
+
+def _guarded(header: str) -> bool:
+    m = _GUARD.match(header)
+    return m is not None and _DEBUG_FLAG.search(m.group("cond")) is not None
+
+
+def _intended_output(info: FileInfo, line: Line) -> bool:
+    """The print sits where output is the point: a main, a printing function, a debug switch."""
+    if _guarded(line.code.lstrip()):  # `if verbose: print(x)` on one line
+        return True
+    if info.source is None:
+        return False
+    return any(_PRINTING_DEF.match(h) or _MAIN_BLOCK.match(h) or _guarded(h)
+               for h in info.source.headers(line.no))
 
 
 def _py_debugger(info: FileInfo, line: Line) -> str | None:
@@ -45,13 +68,30 @@ def _py_debugger(info: FileInfo, line: Line) -> str | None:
     return f"{what} left in added code: it stops the program (and hangs CI) when reached"
 
 
+def _call_args(line: Line, start: int) -> str:
+    """The text of a call whose "(" ends at `start`, up to its ")" (a wrapped call too)."""
+    depth = 1
+    parts: list[str] = []
+    for text in (line.code[start:], *line.after()):
+        for i, ch in enumerate(text):
+            depth += (ch in "([{") - (ch in ")]}")
+            if depth == 0:
+                return " ".join([*parts, text[:i]])
+        parts.append(text)
+    return " ".join(parts)
+
+
 def _debug_print(info: FileInfo, line: Line) -> str | None:
     # library code only: tests, scripts, CLIs and examples print on purpose
-    if info.is_test or info.is_script or line.in_main:
+    if info.is_test or info.is_script:
         return None
-    if not _PY_PRINT.search(line.code) or _PRINT_TO_FILE.search(line.code):
+    call = next((m for m in _PY_PRINT.finditer(line.code)
+                 if not _DEF_BEFORE.search(line.code, 0, m.start())), None)
+    if call is None:  # `def pprint(self):` defines a method, it prints nothing here
         return None
-    return ""
+    if _PRINT_TO_FILE.search(_call_args(line, call.end())):
+        return None
+    return None if _intended_output(info, line) else ""
 
 
 _CONSOLE = re.compile(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")

@@ -28,6 +28,7 @@ from review_agent.checks.paths import (
     language_of,
     matches_any,
 )
+from review_agent.checks.scope import Source
 from review_agent.config import Options
 from review_agent.records import Change, FileChange, Finding
 
@@ -35,7 +36,6 @@ _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)
 RULES: dict[str, Rule] = {r.id: r for fam in (*_FAMILIES, shape) for r in fam.RULES}
 _ALWAYS = frozenset({conflicts.CONFLICT.id})  # still checked in skipped files
-_MAIN = re.compile(r"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 MINIFIED_AVG = 500  # average added line length of machine-written text
 _FOLLOWING = 3  # new-side lines a check may look ahead (wrapped calls, `except:` + `pass`)
 
@@ -65,9 +65,8 @@ def _plan(language: str, skipped: bool, disable: tuple[str, ...]) -> _Plan:
         and not is_disabled(c.rule.id, disable)))
 
 
-def _has_shebang(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> bool:
+def _has_shebang(fc: FileChange, blob: bytes | None) -> bool:
     """`#!` on line 1: a program run from the command line, whose prints are its output."""
-    blob = blobs.get(fc.new_sha) if blobs is not None else None
     if blob is not None:
         return blob.startswith(b"#!")
     first = fc.hunks[0] if fc.hunks else None
@@ -86,8 +85,11 @@ def file_info(fc: FileChange, options: Options,
     skipped = (is_vendored(path) or is_lock_file(path) or is_generated_name(path)
                or is_minified_name(path) or minified or matches_any(path, options.exclude)
                or is_generated_text(head))
-    script = is_script_path(path) or _has_shebang(fc, blobs)
-    return FileInfo(fc, language_of(path), is_test_path(path), script, skipped)
+    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    script = is_script_path(path) or _has_shebang(fc, blob)
+    language = language_of(path)
+    source = Source(fc, blob) if language == "python" else None
+    return FileInfo(fc, language, is_test_path(path), script, skipped, source=source)
 
 
 @functools.lru_cache(maxsize=64)
@@ -113,7 +115,6 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
     comment_starts = syn.line_comments if syn is not None else ()
     for hunk in fc.hunks:
         state = ""
-        in_main = False
         new_side = [ln for ln in hunk.lines if ln.kind != "-"]
         texts = [ln.text for ln in new_side]
         for idx, ln in enumerate(new_side):
@@ -121,12 +122,9 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
             hit = ln.kind == "+" and pre is not None and pre.search(text) is not None
             code, comment = text, ""
             # lexing is only needed where a rule looks or a multi-line string may open
-            was_inside = bool(state)
             if syn is not None and (hit or state or (openers is not None
                                                      and openers.search(text) is not None)):
                 code, comment, state = split_line(text, syn, state)
-            if text[:1] not in ("", " ", "\t", "#") and not was_inside:
-                in_main = _MAIN.match(text) is not None  # a new top-level statement
             if ln.kind != "+" or ln.new_no is None:
                 continue
             stripped = code.strip()
@@ -134,8 +132,7 @@ def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
                 code_added += 1
             if not hit:
                 continue
-            line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING],
-                        in_main)
+            line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING])
             fired: set[str] = set()
             for check in plan.checks:
                 if check.rule.id in fired or not any(n in text for n in check.needles):
