@@ -220,6 +220,15 @@ def test_print_inside_a_call_that_follows_a_main(repo_with_commit: Repo) -> None
     assert rules(check(repo_with_commit)) == [("src/lib.py", "debug-print", 6)]
 
 
+def test_shell_true_default_of_a_def_wrapped_far_above_the_hunk(repo_with_commit: Repo) -> None:
+    params = "".join(f"        a{i}=0,\n" for i in range(8))
+    old = ("import subprocess\n\n\ndef run(cmd,\n" + params + "        shell=False):\n"
+           "    return subprocess.run(\n        cmd,\n" + params + "        shell=False)\n")
+    repo_with_commit.commit("base", {"src/run.py": old})
+    repo_with_commit.stage({"src/run.py": old.replace("shell=False", "shell=True")})
+    assert rules(check(repo_with_commit)) == [("src/run.py", "shell-true", 24)]
+
+
 def test_docstring_state_carries_through_context_lines(repo_with_commit: Repo) -> None:
     repo_with_commit.commit("doc", {"src/d.py": 'def f():\n    """Usage:\n\n    x\n    y\n'
                                                 '    """\n    return 1\n'})

@@ -113,6 +113,12 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("shell-true", "src/run.py",
      "import subprocess\n\n\ndef run(cmd):\n    return subprocess.run(cmd, shell=True)\n",
      [("shell-true", 5)]),
+    ("shell-true-parameter-defaults", "src/run3.py",
+     "import subprocess\n\n\ndef run(cmd, shell=True):\n    return subprocess.run(cmd, shell=shell)"
+     "\n\n\ndef run2(cmd,\n         shell=True,\n         check=False):\n    return cmd\n\n\n"
+     "async def run3(\n    cmd, *, shell=True\n):\n    return cmd\n\n\ndef go(cmd):\n"
+     "    f = lambda c, shell=True: c\n    return subprocess.run(\n        cmd,\n"
+     "        shell=True,\n    )\n", [("shell-true", 24)]),
     ("shell-false", "src/run2.py",
      "import subprocess\n\n\ndef run(args):\n    return subprocess.run(args, shell=False)\n",
      []),

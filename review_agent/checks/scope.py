@@ -79,5 +79,33 @@ class Source:
         return out
 
 
+    def opener(self, no: int, before: str, max_lines: int = 10) -> str | None:
+        """The code up to the unclosed bracket that `before` (code of line `no`) sits in.
+
+        Looks back up to `max_lines` lines for a call or definition wrapped over lines;
+        None when the position is not inside brackets (as far as it looks).
+        """
+        depth = 0
+        pos = self._position(no)
+        texts, inside, nos = self._texts or [], self._inside, self._nos
+        code = before
+        i = pos
+        while True:
+            for k in range(len(code) - 1, -1, -1):
+                ch = code[k]
+                if ch in ")]}":
+                    depth += 1
+                elif ch in "([{":
+                    if depth == 0:
+                        return code[:k + 1]
+                    depth -= 1
+            if i is None or i == 0 or max_lines == 0 or inside[i] or (
+                    nos is not None and nos[i - 1] != nos[i] - 1):
+                return None
+            i -= 1
+            max_lines -= 1
+            code = split_line(texts[i], PYTHON).code
+
+
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())

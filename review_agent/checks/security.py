@@ -55,6 +55,22 @@ def _py_eval(info: FileInfo, line: Line) -> str | None:
             "ast.literal_eval, json or a lookup table usually does the job")
 
 
+_SHELL_TRUE = re.compile(r"\bshell\s*=\s*True\b")
+_PARAMETERS = re.compile(r"\bdef\s+\w+\s*\($|\blambda\b[^:]*$")
+
+
+def _shell_true(info: FileInfo, line: Line) -> str | None:
+    if info.is_test:
+        return None
+    m = _SHELL_TRUE.search(line.code)
+    if m is None:
+        return None
+    before = line.code[:m.start()]
+    opener = info.source.opener(line.no, before) if info.source is not None else None
+    # `def run(cmd, shell=True):` (on one line or wrapped) declares a default, it runs nothing
+    return None if _PARAMETERS.search(opener if opener is not None else before) else ""
+
+
 _YAML = re.compile(r"\byaml\s*\.\s*(load|load_all|unsafe_load|unsafe_load_all)\s*\(")
 _UNSAFE_LOADER = re.compile(r"(\bLoader\s*=\s*|,\s*)(yaml\s*\.\s*)?C?(Unsafe|Full)?Loader\b"
                             r"(?!\s*=)")
@@ -116,7 +132,7 @@ CHECKS = (
                             r"|\bnew\s+Function\s*\(")),
     LineCheck(EVAL_EXEC, ("eval",), frozenset({"ruby", "php"}),
               _not_in_tests(r"(?<![\w$.>:])eval\s*\(")),
-    LineCheck(SHELL_TRUE, ("shell",), _PY, _not_in_tests(r"\bshell\s*=\s*True\b")),
+    LineCheck(SHELL_TRUE, ("shell",), _PY, _shell_true),
     LineCheck(OS_SYSTEM, ("system", "popen"), _PY,
               _not_in_tests(r"\bos\s*\.\s*(system|popen)\s*\(")),
     LineCheck(PICKLE, ("pickle", "dill", "marshal", "shelve"), _PY,
