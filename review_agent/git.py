@@ -201,6 +201,15 @@ def unpushed_base(root: str | Path, sha: str) -> str | None:
     return resolve(root, f"{new}^")
 
 
+def newest_first(root: str | Path, commits: Sequence[str]) -> list[str]:
+    """Commit ids ordered by committer date, newest first (one `rev-list --no-walk`)."""
+    wanted = [c for c in dict.fromkeys(commits) if c and not c.startswith("-")]
+    if not wanted:
+        return []
+    res = _git(root, "rev-list", "--no-walk=sorted", *wanted, "--")
+    return _out(res).split("\n")
+
+
 def is_shallow(root: str | Path) -> bool:
     """Whether the repository is a shallow clone."""
     return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"

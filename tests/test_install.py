@@ -110,3 +110,31 @@ def test_unpushed_base(repo_with_commit: Repo, tmp_path: Path) -> None:
     head = repo_with_commit.git("rev-parse", "HEAD").strip()
     assert ra_git.unpushed_base(repo_with_commit.path, head) == root_commit
     assert ra_git.unpushed_base(repo_with_commit.path, "--all") is None
+
+
+def test_plain_pre_push_reviews_every_pushed_ref(repo_with_commit: Repo, tmp_path: Path) -> None:
+    origin = tmp_path / "origin.git"
+    repo = repo_with_commit
+    repo.git("init", "-q", "--bare", str(origin))
+    repo.git("remote", "add", "origin", str(origin))
+    repo.git("push", "-q", "origin", "main")
+    assert run_cli(repo.path, "install", "--hook", "pre-push").returncode == 0
+    # shared.py changes in both refs: reviewed once, as the newest tip (b) has it
+    for branch, files, day in (
+            ("a", {"a.py": "x = 1\nbreakpoint()\n", "shared.py": "breakpoint()\n"}, "02"),
+            ("b", {"b.py": "y = 2\n\nbreakpoint()\n", "shared.py": "\n\nbreakpoint()\n"}, "03")):
+        repo.git("checkout", "-q", "-b", branch, "main")
+        repo.stage(dict(files))
+        repo.git("commit", "-q", "--no-verify", "-m", branch,
+                 env={"GIT_COMMITTER_DATE": f"2026-01-{day}T00:00:00Z"})
+    repo.git("checkout", "-q", "--orphan", "c")
+    repo.commit("unrelated history", {"c.py": "breakpoint()\n"})
+    out = subprocess.run(["git", "push", "origin", "a", "b", "c"], cwd=repo.path,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    shown = out.stdout + out.stderr
+    for where in ("a.py:2:", "b.py:3:", "shared.py:3:"):
+        assert where in shown
+    assert "shared.py:1:" not in shown and "c.py" not in shown
+    assert "refs/heads/c: base unavailable, not reviewed" in shown
+    assert shown.count("[debugger]") == 3 and " in 3 files" in shown

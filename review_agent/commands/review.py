@@ -13,7 +13,7 @@ from review_agent.commands.options import load_options, warn, worktree_reader
 from review_agent.commands.output import emit, exit_code
 from review_agent.config import Options
 from review_agent.errors import GitError, ReviewAgentError
-from review_agent.records import Change
+from review_agent.records import Change, FileChange
 
 ZEROS = frozenset({"0" * 40, "0" * 64})
 
@@ -101,27 +101,52 @@ def _push_range(root: Path, from_ref: str, to_ref: str) -> Change | None:
 
 
 def _plain_pre_push(root: Path) -> tuple[Change | None, str]:
-    """git's pre-push hook: `<local ref> <local sha> <remote ref> <remote sha>` lines on stdin."""
+    """git's pre-push hook: `<local ref> <local sha> <remote ref> <remote sha>` lines on stdin.
+
+    Every pushed ref is reviewed (`git push origin a b`): the change is the union of the
+    files each ref changes against what the remote has. A file changed in more than one ref
+    is reviewed once, as the ref whose tip commit is newest has it, so each finding points
+    at one exact version of the file.
+    """
     lines = [] if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read().split("\n")
     refs = [parts for parts in map(str.split, lines) if len(parts) == 4]
     pushes = [parts for parts in refs if parts[1] not in ZEROS]  # the rest delete a branch
     if refs and not pushes:
         return None, "nothing to review: the push only deletes"
-    last: Change | None = None
-    for _, local_sha, _, remote_sha in pushes:
+    changes: list[Change] = []
+    unavailable: list[str] = []
+    for local_ref, local_sha, _, remote_sha in pushes:
         base = remote_sha if remote_sha not in ZEROS and git.resolve(root, remote_sha) else None
         if base is None:
             # a new branch (or a remote tip never fetched): from where no remote has the commits
             base = git.unpushed_base(root, local_sha)
         if base is None:
+            unavailable.append(local_ref)
             continue
         mb = git.merge_base(root, base, local_sha) or base
-        last = git.range_change(root, mb, local_sha)  # one pushed ref is reviewed: the last
-    if last is None:
+        changes.append(git.range_change(root, mb, local_sha))
+    if not changes:
         return None, "base unavailable: nothing to compare the pushed commits with"
-    if not last.files:
+    if unavailable:
+        warn(f"{', '.join(unavailable)}: base unavailable, not reviewed")
+    change = _union(root, changes)
+    if not change.files:
         return None, "nothing to review"
-    return last, ""
+    return change, ""
+
+
+def _union(root: Path, changes: list[Change]) -> Change:
+    """The changes of several pushed refs as one: each path from the newest tip that has it."""
+    if len(changes) == 1:
+        return changes[0]
+    order = {sha: i for i, sha in enumerate(git.newest_first(
+        root, [c.head for c in changes if c.head]))}
+    by_path: dict[str, FileChange] = {}
+    for change in sorted(changes, key=lambda c: order.get(c.head or "", len(order))):
+        for fc in change.files:
+            by_path.setdefault(fc.path, fc)
+    newest = min(changes, key=lambda c: order.get(c.head or "", len(order)))
+    return newest._replace(files=tuple(by_path[p] for p in sorted(by_path)))
 
 
 def _review_and_report(root: Path, change: Change, options: Options, args: argparse.Namespace,
