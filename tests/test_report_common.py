@@ -95,7 +95,9 @@ def test_summary_line_keeps_the_spec_wording_for_one() -> None:
 def test_shown_limits_and_counts_the_rest() -> None:
     report = make_report(max_findings=2)
     first, hidden = shown(report)
-    assert first == report.findings[:2] and hidden == 4
+    # the two errors, not the first two in path order (an error and an info)
+    assert [(f.path, f.line) for f in first] == [("config/settings.py", 7), ("src/app.py", 20)]
+    assert hidden == 4
     assert hidden_line(4, 2) == "review-agent: 4 more findings not shown (--max-findings 2)"
     assert shown(make_report(max_findings=0)) == (report.findings, 0)
 
@@ -134,3 +136,12 @@ def test_every_format_survives_undecodable_paths(fmt: str) -> None:
     out = render(fmt, report)
     out.encode("utf-8")  # nothing left that a strict UTF-8 stream would refuse
     assert "caf" in out
+
+
+def test_max_findings_keeps_the_most_severe_in_path_order() -> None:
+    report = make_report((finding("a.py", 1, "info"), finding("b.py", 2, "error"),
+                          finding("c.py", 3, "warning"), finding("d.py", 4, "error")))
+    report = report._replace(max_findings=2)
+    kept, hidden = shown(report)
+    assert [(f.path, f.severity) for f in kept] == [("b.py", "error"), ("d.py", "error")]
+    assert hidden == 2

@@ -38,11 +38,11 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
 
 
 def shown(report: Report) -> tuple[tuple[Finding, ...], int]:
-    """The findings text-like formats print, and how many `max_findings` held back."""
-    limit = report.max_findings
-    if limit <= 0 or len(report.findings) <= limit:
-        return report.findings, 0
-    return report.findings[:limit], len(report.findings) - limit
+    """The findings text-like formats print (the most severe, in path order), and how many
+    `max_findings` held back: an error is never hidden behind an info line."""
+    from review_agent.findings import limit
+
+    return limit(report.findings, report.max_findings)
 
 
 def hidden_line(hidden: int, limit: int) -> str:
