@@ -229,6 +229,12 @@ TEMPLATES: dict[str, str] = {
     "password-hash": "admin:$2b$12${P53}",
     "django-secret-key": 'SECRET_KEY = "django-insecure-{W50}"',
     "high-entropy-string": 'blob = "{N40}"',
+    "mysql-cli-password": "mysql -h db.internal -u app -p{N12}{D2} shop",
+    "sshpass-password": "sshpass -p '{N12}{D2}' ssh deploy@web.internal",
+    "registry-login-password": "docker login -u ci -p {N12}{D2} registry.internal",
+    "curl-user-password": "curl -fsS -u deploy:{N12}{D2} https://api.internal/v1/ping",
+    "htpasswd-password": "htpasswd -bc /etc/nginx/.htpasswd admin {N12}{D2}",
+    "redis-cli-password": "redis-cli -h cache.internal -a {N12}{D2} ping",
 }
 # Further kinds for corpora: every private key label, unquoted config forms.
 EXTRA: tuple[tuple[str, str], ...] = (

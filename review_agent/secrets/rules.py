@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from review_agent.secrets.cli import CLI
 from review_agent.secrets.generic import GENERIC
 from review_agent.secrets.providers import CLOUD, VCS
 from review_agent.secrets.providers2 import (
@@ -19,8 +20,10 @@ from review_agent.secrets.providers2 import (
 )
 from review_agent.secrets.rule import Rule
 
+# Command-line rules come before the generic ones: on the same characters the first wins.
 RULES: tuple[Rule, ...] = (
-    CLOUD + VCS + CHAT + PAYMENT + MAIL + REGISTRIES + AI + OBSERVABILITY + DATABASES + GENERIC
+    CLOUD + VCS + CHAT + PAYMENT + MAIL + REGISTRIES + AI + OBSERVABILITY + DATABASES + CLI
+    + GENERIC
 )
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 # Rules that only apply when no provider rule claims the same characters.
