@@ -344,3 +344,42 @@ def test_a_real_key_pair_beside_them_still_is() -> None:
             'key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8rT3xmPl"\n')
     assert {h.rule for h in scan_text(text, "creds.py") if h.reportable} == {
         "aws-access-key-id", "aws-secret-key-pair"}
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    # measured on site-packages: awscli/botocore example docs, IPython, dist-info, moto
+    ("list.rst", '"NextToken": "dlhcKMHMzpCBGFukz6IO3JMcWiJAamCVhXHt3r6b4b5Tfbyw3q7o+Jeezt",'),
+    ("examples-1.json", '  "ChangeToken": "abcd12f2-46da-4fdb-b8d5-fbd4c466928f",'),
+    ("examples-1.json", '"nextPageToken": "AAAAKgAAAAEAAAAAAAAAA2QJKNtidVgd49TTeNwYcpD+QKT2ynuE",'),
+    ("examples-1.json", '  "ClientRequestToken": "f4c94ed7-238d-4c46-93db-48cd62ec33b7",'),
+    ("examples-1.json", '  "PurchaseToken": "eyJ2IjoiMSIsInMiOjEsImMiOi...",'),
+    ("examples-1.json", '  "CodeSha256": "sU0cJ2/hOZevwV/lTxCuQqK3gDZP3i8gUoqUUVRmY6E=",'),
+    ("examples-1.json", '  "DbiResourceId": "db-VNZUCCBTEDC4WR7THXNJO72HVQ",'),
+    ("examples-1.json", '"SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:s1",'),
+    ("examples-1.json", '  "PasswordLastUsed": "2016-09-24T16:18:07Z",'),
+    ("list-keys.rst", '  "Password": "SomeKindOfPassword123!@#",'),
+    ("interactiveshell.py", "            Token.OutPrompt: '#ansibrightred',"),
+    ("interactiveshell.py", "    Token.PromptNum: '#ansigreen bold',"),
+    ("entry_points.txt", "detect-secrets = detect_secrets.main:main"),
+    ("pyproject.toml", 'secrets-scan = "review_agent.secrets.cli:main"'),
+    ("credentials.py", "    SECRET_KEY = 'AWS_SECRET_ACCESS_KEY'"),
+    ("core.py", 'ACL_CREDENTIALS = "Access-Control-Allow-Credentials"'),
+    ("utils.py", '    "secretsmanager:ResourceTag/tag-key",'),
+    ("config-vars.rst", "    credential_process = /opt/bin/awscreds-custom --username monty"),
+    ("mingw32ccompiler.py", '<assemblyIdentity publicKeyToken="1fc8b3b9a1e18e3b"/>'),
+    ("_cocoa_builtins.py", "ZOOM = {'ABNewPersonViewControllerDelegateProtocolsXy'}"),
+])
+def test_paging_tokens_ids_styles_entry_points_and_constants_are_not_reported(
+        path: str, line: str) -> None:
+    assert not [h for h in scan_text(line + "\n", path) if h.reportable]
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    ("vault.json", '  "client_token": "hvs.CAESIJlXn3xK9qLmT2vR8wYz4pN7sQ1dF6gH0jK3lM5nO8pR",'),
+    ("a.json", '  "Password": "h]6EszR}vJ*m",'),
+    ("a.json", '  "sessionToken": "fICCQD6m7oRw0uXOjANBgkqhkiG9w0BAQUFADCBiDELMAkGA1UEBhMCVVMx",'),
+    ("auth.py", 'password = "admin.ops:Xk29fjQm3pLz"'),
+])
+def test_real_secrets_under_those_names_still_are(path: str, line: str) -> None:
+    assert [h for h in scan_text(line + "\n", path) if h.reportable]
+

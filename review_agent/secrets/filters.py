@@ -13,7 +13,7 @@ PLACEHOLDER_WORDS = (
     "yourkey", "your key", "dummy", "redacted", "sample", "****", "....", "\u2026", "insert",
     "replace_", "replaceme", "todo", "fixme", "fake", "foobar", "<", ">", "${", "{{", "%(",
     "lorem", "notreal", "not_real", "secret_here", "key_here", "token_here", "abcdefgh",
-    "12345678", "00000000",
+    "12345678", "00000000", "{}",
 )
 TOKEN_PLACEHOLDERS = (
     "xxxx", "example", "placeholder", "your_", "your-", "redacted", "<", ">", "${", "{{",
@@ -36,16 +36,40 @@ NON_SECRET_WORDS = frozenset({
     "nonce", "bearer", "basic", "prompt", "getpass", "auto", "random", "generated",
 })
 # Inside a value these mark a demo or test credential: redacted, not reported.
-WEAK_WORDS = ("test", "sample", "demo", "dummy", "mypass")
+WEAK_WORDS = ("test", "sample", "demo", "dummy", "mypass", "password")
 # Names whose value describes a secret rather than holding one (`token_type`, `password_file`).
 DESCRIBES = re.compile(
-    r"(?i)(?:_|-|\.|\b)(?:file|path|dir|name|type|types|len|length|count|id|url|uri|endpoint"
+    r"(?i)(?:_|-|\.|\b|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:file|path|dir|name|type|types|len|length|count|id|url|uri|endpoint"
     r"|env|var|field|header|prefix|suffix|regex|pattern|re|format|fmt|expir\w*|ttl|timeout"
     r"|policy|hint|label|key_?id|size|min|max|class|kind|mode|method|store|provider|manager"
     r"|source|location|param|params|column|attr|index|idx|num|separator|sep|chars|charset"
-    r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version)s?$"
+    r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version|process|command|cmd|helper"
+    r"|program|time|date|host|used)s?$"
 )
+# Tokens that page, lock or deduplicate API calls (`NextToken`, `ChangeToken`,
+# `ClientRequestToken`), and .NET's public `publicKeyToken`: not credentials. A provider's
+# token under such a name (Vault's `client_token: hvs.…`) is still found by its own rule.
+NOT_CREDENTIAL = re.compile(
+    r"(?i)(?:next|prev(?:ious)?|page|pagination|continuation|change|lock|idempotency|client"
+    r"|request|sync|marker|cursor|lifecycle_?action|policy_?update|forward|backward|input"
+    r"|output|public_?key)[_\-.]?token$|^(?:next_?)?marker$"
+)
+# Values that name something rather than hold a secret: a style colour (`'#ansigreen'`,
+# `'bg:#ff8800'`), a Python entry point (`detect_secrets.main:main`).
+NAMING_VALUE = re.compile(
+    r"(?:bg:|fg:)?#(?:ansi[a-z]+|[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})"
+    r"|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+:[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*"
+)
+# A constant or environment variable's name (`AWS_SECRET_ACCESS_KEY`), an HTTP header
+# (`Access-Control-Allow-Credentials`): redacted at most, never reported.
+CONSTANT_VALUE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")
+# The key before a keyword-less string naming an identifier, hash or version
+# (`"CodeSha256": "…"`, `"DbiResourceId": "…"`, `"revision": "…"`): not a credential.
+KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?:[:=]\s*)?[\"'`]?$")
+ID_KEY = re.compile(r"(?i)(?:id|ids|identifier|sha\d*|hash|digest|checksum|md5|etag|version"
+                    r"|revision)$")
 HEX = re.compile(r"[0-9a-fA-F]+")
+NUMBER = re.compile(r"-\d+(?:\.\d+)?|\d+\.\d+")
 # A file name or path by its extension: where a secret lives, not the secret.
 FILE_NAME = re.compile(
     r"[\w+\-./]*\w\.(?:o|a|so|dylib|dll|exe|c|h|cc|cpp|hpp|py|js|ts|rb|go|rs|java|class|jar"
@@ -120,16 +144,18 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     if FILE_NAME.fullmatch(value):  # `ssl_key: certs/server.key`, a Makefile target's input
         return False, False
     low = value.lower()
-    if low in NON_SECRET_WORDS or DESCRIBES.search(name.rstrip("\"'")):
+    if low in NON_SECRET_WORDS or DESCRIBES.search(name) or NOT_CREDENTIAL.search(name):
         return False, False
+    if NAMING_VALUE.fullmatch(value) or value.endswith("...") or value.startswith("arn:"):
+        return False, False  # a name, a truncated example, an AWS resource name
     if value[0] in "([{" or value.endswith(("(", ")", "[", "{")) and not quoted:
         return False, False
     if not quoted and code and IDENTIFIER.fullmatch(value) and not looks_random(value):
         return False, False
     if quoted and code and "." in value and IDENTIFIER.fullmatch(value) and value.islower():
         return False, False
-    if value.isdigit() and len(value) < 6 or value[0] == "-" and value[1:].isdigit():
-        return False, False  # short PIN-like numbers; negative numbers (error codes)
+    if value.isdigit() and len(value) < 6 or NUMBER.fullmatch(value):
+        return False, False  # short PIN-like numbers; negative and decimal numbers
     report = (
         len(value) >= 8
         and not any(w in low for w in WEAK_WORDS)
@@ -138,6 +164,7 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         and (char_classes(value) >= 2 and (any(c.isdigit() for c in value) or len(value) >= 10))
         and entropy(value) >= 2.3
         and "://" not in value
+        and not CONSTANT_VALUE.fullmatch(value)
         and not REGEX_PART.search(value)  # a pattern describing tokens, not a token
         # words and dots only: a name (`"output_token": "NextPageToken"`), not a password
         and not (value.replace(".", "").isalpha() and _wordy(value))
@@ -184,13 +211,20 @@ def judge_entropy(value: str, line: str, min_bits: float, previous: str = ""
         return False, False
     report = (n >= 24 and bits >= need + 0.05 and digits * 30 >= n and upper * 8 >= n
               and value.count("_") + value.count("-") <= 1 and not _encodes_text(value)
-              and not _wordy(value) and not BLOB_LINE.search(previous))
+              and not _wordy(value) and not BLOB_LINE.search(previous)
+              and not _names_no_secret(line[:max(line.find(value), 0)]))
     return True, report
 
 
-def is_wordy_path(value: str) -> bool:
-    """`org/Public/UCD/latest/ucd/EastAsianWidth`: a path of words, not base64 key bytes."""
-    return value.count("/") >= 2 and _wordy(value)
+def _names_no_secret(before: str) -> bool:
+    """The key a keyword-less string is given to names an id, hash or paging token."""
+    m = KEY_BEFORE.search(before)
+    return m is not None and bool(ID_KEY.search(m.group(1)) or NOT_CREDENTIAL.search(m.group(1)))
+
+
+def is_wordy(value: str) -> bool:
+    """`org/Public/UCD/latest/ucd/EastAsianWidth`, `ABPersonViewControllerDelegate`: words."""
+    return _wordy(value)
 
 
 def _wordy(value: str) -> bool:

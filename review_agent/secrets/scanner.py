@@ -14,6 +14,7 @@ from review_agent.secrets.rule import Rule, compiled
 from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
 
 NAME = re.compile(r"[\w.\-]+")
+QUOTE_OR_SPACE = re.compile(r"[\s\"'`=]")
 SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
 BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
 BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
@@ -22,6 +23,14 @@ ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
 NEAR = 1024
 CODE_ASSIGN = frozenset({"generic-password-assignment"})
 ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
+BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
+ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
+# On a very long line (minified code) only this much around a keyword is searched.
+NEAR = 1024
+CODE_ASSIGN = frozenset({"generic-password-assignment"})
+ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
+# Our own redaction placeholders (redaction.placeholder, context's unaligned lines).
+PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
 
 
 class Candidate(NamedTuple):
@@ -38,6 +47,7 @@ def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
         return []
     cands = _candidates(text, path)
     return _hits(text, path, _dedupe(cands), allow, allow_paths)
+
 
 
 def _candidates(text: str, path: str) -> list[Candidate]:
@@ -148,6 +158,10 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
         before = text[max(m.start() - 2, 0):m.start()]
         if before == "::" or (before.endswith(":") and text[start - 1] == ":"):
             return None  # a qualified type (AWS::IAM::AccessKey) or an ARN (…:secret:name)
+        lead = text[m.start():start]
+        if (m.start() and text[m.start() - 1] in "\"'" and ":" in lead
+                and not QUOTE_OR_SPACE.search(lead)):
+            return None  # one quoted string "secretsmanager:GetSecretValue", not `name: value`
         names = NAME.findall(text, m.start(), start)
         name = next((t for t in names if SECRET_WORD.search(t)), names[0] if names else "")
         quoted = start > 0 and text[start - 1] in "\"'`"
@@ -164,9 +178,10 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
     else:
         secret = not F.is_token_placeholder(value) and (
             rule.entropy is None or F.entropy(value) >= rule.entropy)
-        # A pair's second half has no prefix of its own: a path of words near the keyword
-        # ("EastAsianWidth" holds "asia") is redacted at most, never reported.
-        report = rule.precise and not (rule.window and F.is_wordy_path(value))
+        # A secret without a prefix of its own (found by a keyword nearby): a name or path of
+        # words ("EastAsianWidth" holds "asia", "ABPersonViewController" near "zoom") is
+        # redacted at most, never reported.
+        report = rule.precise and not (rule.window and F.is_wordy(value))
     if not secret:
         return None
     return Candidate(start, end, rule, report and rule.precise)
