@@ -383,3 +383,20 @@ def test_paging_tokens_ids_styles_entry_points_and_constants_are_not_reported(
 def test_real_secrets_under_those_names_still_are(path: str, line: str) -> None:
     assert [h for h in scan_text(line + "\n", path) if h.reportable]
 
+
+@pytest.mark.parametrize("line", [
+    "curl -u a=[REDACTED:aws-access-key-id:4283fe] https://x",
+    "curl -u a[REDACTED:aws-access-key-id:4283fe]",
+    "password=[REDACTED:generic-password-assignment:a1b2c3]",
+    "token: [REDACTED:unaligned]",
+])
+def test_redaction_placeholders_are_inert(line: str) -> None:
+    assert scan_text(line, "run.sh") == []
+
+
+def test_redacting_twice_changes_nothing() -> None:
+    text = "\n".join(t for _, t in planted_examples()) + (
+        "\ncurl -u bot:Xk29fjQm3pLz https://x\nmysql -uroot -pXk29fjQm3pLz shop\n")
+    once, hits = redact(text, "notes.md")
+    assert len(hits) > 200
+    assert redact(once, "notes.md") == (once, [])

@@ -23,12 +23,6 @@ ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
 NEAR = 1024
 CODE_ASSIGN = frozenset({"generic-password-assignment"})
 ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
-BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
-ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
-# On a very long line (minified code) only this much around a keyword is searched.
-NEAR = 1024
-CODE_ASSIGN = frozenset({"generic-password-assignment"})
-ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
 # Our own redaction placeholders (redaction.placeholder, context's unaligned lines).
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
 
@@ -46,8 +40,24 @@ def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
     if not text:
         return []
     cands = _candidates(text, path)
+    if "[REDACTED:" in text:
+        cands = _outside_placeholders(text, cands)
     return _hits(text, path, _dedupe(cands), allow, allow_paths)
 
+
+def _outside_placeholders(text: str, cands: list[Candidate]) -> list[Candidate]:
+    """Drop candidates touching a redaction placeholder: redacting twice changes nothing."""
+    spans = [m.span() for m in PLACEHOLDER.finditer(text)]
+    if not spans:
+        return cands
+    starts = [s for s, _ in spans]
+    out = []
+    for c in cands:
+        i = bisect_left(starts, c.end)  # placeholders starting before the candidate's end
+        if i and spans[i - 1][1] > c.start:
+            continue
+        out.append(c)
+    return out
 
 
 def _candidates(text: str, path: str) -> list[Candidate]:
