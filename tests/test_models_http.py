@@ -66,7 +66,7 @@ def test_connection_refused() -> None:
     sock.close()  # nothing listens there now
     with pytest.raises(HttpFailure) as exc:
         post(f"http://127.0.0.1:{port}/v1/chat/completions", {}, {}, time.monotonic() + 5)
-    assert "refused" in str(exc.value)
+    assert "refused" in str(exc.value) and not exc.value.retryable
 
 
 def test_never_answering_server_ends_at_the_deadline() -> None:

@@ -148,7 +148,9 @@ def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadl
         if isinstance(reason, TimeoutError):
             raise HttpFailure(f"timed out connecting to {where}", retryable=True) from None
         if isinstance(reason, ConnectionRefusedError):
-            raise HttpFailure(f"connection refused by {where}", retryable=True) from None
+            # Nothing listens there (a local server not started): waiting will not help,
+            # and every commit would pay the retries.
+            raise HttpFailure(f"connection refused by {where}", retryable=False) from None
         text = reason.strerror if isinstance(reason, OSError) and reason.strerror else reason
         raise HttpFailure(f"cannot reach {where}: {scrub(str(text), secrets)}",
                           retryable=True) from None
