@@ -71,7 +71,9 @@ def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     except ReviewAgentError as exc:
         return {"status": "failed", "message": f"cannot stage the change: {exc}",
                 "action_log": log(state, "stage_context", "stage", f"failed: {exc}")}
-    detail = (f"{len(bundle.files)} files, {bundle.size_bytes} of {bundle.budget_bytes} bytes, "
+    budget = ("no byte budget: nothing is sent to a model" if bundle.budget_bytes >= UNLIMITED
+              else f"budget {bundle.budget_bytes}")
+    detail = (f"{len(bundle.files)} files, {bundle.size_bytes} bytes ({budget}), "
               f"{len(bundle.not_reviewed)} not reviewed, {bundle.redactions} redactions")
     return {"context_bundle": {"kind": "review", "bundle": bundle,
                                "files": len(bundle.files), "size_bytes": bundle.size_bytes},
