@@ -120,3 +120,13 @@ def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int
                     key=lambda i: (-SEVERITY_RANK.get(ordered[i].severity, 0), i))
     chosen = sorted(ranked[:n])
     return tuple(ordered[i] for i in chosen), len(ordered) - n
+
+
+def is_disabled(f: Finding, disable: Iterable[str]) -> bool:
+    """`disable` names a rule id, a prefix ending in "/" (`secret/`), or a whole source
+    (`builtin`, `secrets`, `model`). Disabled findings are not reported; secrets are
+    still redacted from every model input."""
+    for d in disable:
+        if d == f.rule or (d.endswith("/") and f.rule.startswith(d)) or d.rstrip("/") == f.source:
+            return True
+    return False

@@ -117,3 +117,15 @@ def test_invalid_allow_regex_is_a_config_error_not_a_silent_empty_review(
 def test_pyproject_without_our_table_is_no_config(text: str) -> None:
     assert parse_pyproject(text, "pyproject.toml") == {}
 
+
+
+def test_disable_covers_secret_rules_by_id_prefix_and_source(repo_with_commit: Repo) -> None:
+    key = "AKIAQ7ZX4M2LP6WRT3KD"
+    repo_with_commit.stage({"conf.env": f"AWS_ACCESS_KEY_ID={key}\n", "m.txt": MARKED})
+    for disable, gone in (("[secret/aws-access-key-id]", True), ("['secret/']", True),
+                          ("[secrets]", True), ("[builtin]", False)):
+        repo_with_commit.write(".review-agent.yaml", f"disable: {disable}\n")
+        out = run_cli(repo_with_commit.path, "review").stdout
+        assert ("[secret/aws-access-key-id]" not in out) == gone, disable
+        assert ("[conflict-marker]" in out) == (disable != "[builtin]"), disable
+        assert key not in out

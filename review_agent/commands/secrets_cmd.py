@@ -10,7 +10,7 @@ from typing import TextIO
 from review_agent import git
 from review_agent.config import Options
 from review_agent.errors import ReviewAgentError
-from review_agent.findings import merge
+from review_agent.findings import is_disabled, merge
 from review_agent.records import Finding, Report
 
 
@@ -39,7 +39,9 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
         files = list(walk_files(paths))
         hits = secrets.scan_paths(files, **allow)
         scanned = len(files)
-    found: list[Finding] = [secrets.hit_finding(h) for h in hits if h.reportable and not h.allowed]
+    found: list[Finding] = [f for f in (secrets.hit_finding(h) for h in hits
+                                        if h.reportable and not h.allowed)
+                            if not is_disabled(f, options.disable)]
     findings = merge(found)
     out: dict[str, object] = {
         "status": "ok" if not findings else "needs_review",

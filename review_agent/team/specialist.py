@@ -101,7 +101,7 @@ def _note_findings(artifact: dict[str, Any]) -> tuple[Finding, ...]:
 
 def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     from review_agent.checks import run_checks
-    from review_agent.findings import merge
+    from review_agent.findings import is_disabled, merge
     from review_agent.models.grounding import ground
 
     assert ctx.change is not None
@@ -127,7 +127,8 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         failed = True
         warnings.append(f"model {ctx.model.spec} failed: {exc}; deterministic findings only")
     texts = {(f.path, no): text for f in ctx.change.files for no, text in f.added_lines}
-    merged = merge([*deterministic, *model_findings], texts)
+    merged = tuple(f for f in merge([*deterministic, *model_findings], texts)
+                   if not is_disabled(f, ctx.options.disable))
     files = len(bundle.files)
     artifact = {
         "kind": "review", "path": "", "content": "",
