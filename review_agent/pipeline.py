@@ -44,6 +44,7 @@ def review_change(
     from review_agent.team.state import initial_state
 
     started = time.perf_counter()
+    check_reviewer_prompt(prompts_dir or options.prompts_dir, prompt_files)
     change, blobs = with_new_blobs(root, change)
     ctx = TeamContext(
         model=make_model(options),
@@ -62,6 +63,20 @@ def review_change(
     )
     final = run_team(state, ctx, options.graph, events_path)
     return build_report(final, change, options, trigger, time.perf_counter() - started)
+
+
+def check_reviewer_prompt(directory: str | None, files: Mapping[str, str] | None) -> None:
+    """A replaced prompt library must hold the reviewer's template: refuse the run up front
+    (exit 2) rather than let the graph fail with no findings at all."""
+    if directory is None and files is None:
+        return  # the packaged library
+    from review_agent.errors import ConfigError
+    from review_agent.team.prompts import load_library, load_library_from_files
+
+    library = load_library_from_files(files) if files is not None else load_library(directory)
+    if "reviewer" not in library:
+        where = f"prompts directory {directory}" if files is None else "the base revision's prompts"
+        raise ConfigError(f"{where} has no reviewer.md.j2 (role: reviewer)")
 
 
 def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes | None]]:

@@ -129,3 +129,17 @@ def test_disable_covers_secret_rules_by_id_prefix_and_source(repo_with_commit: R
         assert ("[secret/aws-access-key-id]" not in out) == gone, disable
         assert ("[conflict-marker]" in out) == (disable != "[builtin]"), disable
         assert key not in out
+
+
+def test_a_prompts_dir_without_the_reviewer_is_exit_2_not_an_empty_review(repo_with_commit: Repo
+                                                                          ) -> None:
+    repo_with_commit.stage({"m.txt": MARKED})
+    repo_with_commit.write(".review-agent.yaml", "prompts_dir: .review-agent/prompts\n")
+    res = run_cli(repo_with_commit.path, "review")
+    assert res.returncode == 2 and "does not exist" in res.stderr
+    repo_with_commit.write(".review-agent/prompts/other.md.j2",
+                           "---\nrole: documenter\nversion: 1\ndescription: d\n---\nDocument.\n")
+    res = run_cli(repo_with_commit.path, "review")
+    assert res.returncode == 2 and "no reviewer.md.j2" in res.stderr
+    res = run_cli(repo_with_commit.path, "hook")  # inside the hook: a warning, commit goes on
+    assert res.returncode == 0 and "no reviewer.md.j2" in res.stderr
