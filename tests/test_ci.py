@@ -457,3 +457,14 @@ def test_a_secret_never_appears_whole_in_any_format(world: World, tmp_path: Path
         assert key not in text and key not in out and key not in err
         assert "secret/aws-access-key-id" in text, fmt
         assert "AKIA…WPL" in text or "AKIA\\u2026WPL" in text, fmt
+
+
+def test_quiet_verbose_and_a_base_that_already_holds_head(
+        world: World, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "origin/main", "-q")
+    assert code == 0 and "findings (" not in out  # -q: findings only
+    code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "origin/main", "-v")
+    assert "[classify_task]" in err
+    code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "HEAD")
+    assert code == 0 and "already contains HEAD: nothing to review" in err

@@ -140,7 +140,8 @@ def graph_from_base(root: Path, base_sha: str, graph: str | None) -> str | None:
 
 def ci_command(*, root: Path, base: str | None, head: str | None, options: Options, fmt: str,
                output: str | None, config_from: str, config_path: str | None, stream: TextIO,
-               events_path: str | None, env: Mapping[str, str] | None = None) -> int:
+               events_path: str | None, env: Mapping[str, str] | None = None,
+               no_color: bool = False, quiet: bool = False, verbose: bool = False) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
     from review_agent.pipeline import review_change, review_incomplete
 
@@ -157,10 +158,13 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         options = options._replace(graph=graph_from_base(root, base_sha, options.graph))
     elif config_from != "head":
         raise ReviewAgentError(f"--config-from must be base or head, not {config_from!r}")
+    if mb == head_sha:
+        warn(f"the base ({guess.source}) already contains {head_rev}: nothing to review")
     change = git.range_change(root, mb, head_sha)
     report = review_change(root, change, options, trigger="review_pipeline",
                            events_path=events_path, prompt_files=prompt_files)
-    emit(report, fmt=fmt, output=output, stream=stream, no_color=False, quiet=False)
+    emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet,
+         verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
         from review_agent.report.github import append_summary

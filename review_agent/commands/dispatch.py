@@ -39,7 +39,8 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         return ci_command(root=root, base=args.base, head=args.head, options=options,
                           fmt=args.fmt or "text", output=args.output,
                           config_from=args.config_from, config_path=args.config, stream=stream,
-                          events_path=args.events)
+                          events_path=args.events, no_color=args.no_color, quiet=args.quiet,
+                          verbose=args.verbose)
     if cmd == "run":
         from review_agent.commands.run import run_command
 
