@@ -379,6 +379,10 @@ def test_paging_tokens_ids_styles_entry_points_and_constants_are_not_reported(
     ("a.json", '  "Password": "h]6EszR}vJ*m",'),
     ("a.json", '  "sessionToken": "fICCQD6m7oRw0uXOjANBgkqhkiG9w0BAQUFADCBiDELMAkGA1UEBhMCVVMx",'),
     ("auth.py", 'password = "admin.ops:Xk29fjQm3pLz"'),
+    # Nosey Parker positives: a Vault token under `client_token`, a header without a space
+    (".env", 'VAULT_CLIENT_TOKEN="b.Z4bTMtngfLeQ18AqVoBBkUAOD1"'),
+    ("deploy.sh", '-H "X-Api-Key:NRRA-e270623d47659ff6a48ac5bde6bba223bef47c8c26"'),
+    ("deploy.sh", '-H "token:Z4bTMtngfLeQ18AqVoBBkUAOD1"'),
 ])
 def test_real_secrets_under_those_names_still_are(path: str, line: str) -> None:
     assert [h for h in scan_text(line + "\n", path) if h.reportable]

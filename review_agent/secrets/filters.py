@@ -47,11 +47,11 @@ DESCRIBES = re.compile(
     r"|program|time|date|host|used)s?$"
 )
 # Tokens that page, lock or deduplicate API calls (`NextToken`, `ChangeToken`,
-# `ClientRequestToken`), and .NET's public `publicKeyToken`: not credentials. A provider's
-# token under such a name (Vault's `client_token: hvs.…`) is still found by its own rule.
+# `ClientRequestToken`), and .NET's public `publicKeyToken`: not credentials. Not `client`:
+# Vault's `client_token` is its login token.
 NOT_CREDENTIAL = re.compile(
-    r"(?i)(?:next|prev(?:ious)?|page|pagination|continuation|change|lock|idempotency|client"
-    r"|request|sync|marker|cursor|lifecycle_?action|policy_?update|forward|backward|input"
+    r"(?i)(?:next|prev(?:ious)?|page|pagination|continuation|change|lock|idempotency"
+    r"|client_?request|sync|marker|cursor|lifecycle_?action|policy_?update|forward|backward|input"
     r"|output|public_?key)[_\-.]?token$|^(?:next_?)?marker$"
 )
 # Values that name something rather than hold a secret: a style colour (`'#ansigreen'`,

@@ -14,7 +14,7 @@ from review_agent.secrets.rule import Rule, compiled
 from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
 
 NAME = re.compile(r"[\w.\-]+")
-QUOTE_OR_SPACE = re.compile(r"[\s\"'`=]")
+SERVICE_PREFIX = re.compile(r"[a-z]+:")
 SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
 BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
 BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
@@ -169,9 +169,9 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
         if before == "::" or (before.endswith(":") and text[start - 1] == ":"):
             return None  # a qualified type (AWS::IAM::AccessKey) or an ARN (…:secret:name)
         lead = text[m.start():start]
-        if (m.start() and text[m.start() - 1] in "\"'" and ":" in lead
-                and not QUOTE_OR_SPACE.search(lead)):
-            return None  # one quoted string "secretsmanager:GetSecretValue", not `name: value`
+        if (m.start() and text[m.start() - 1] in "\"'" and SERVICE_PREFIX.fullmatch(lead)
+                and ("/" in m.group(g) or F.is_wordy(m.group(g)))):
+            return None  # an IAM key "secretsmanager:ResourceTag/x", not `name: value`
         names = NAME.findall(text, m.start(), start)
         name = next((t for t in names if SECRET_WORD.search(t)), names[0] if names else "")
         quoted = start > 0 and text[start - 1] in "\"'`"
