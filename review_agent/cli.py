@@ -91,7 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} a plain git hook")
         p.add_argument("--hook", choices=("pre-commit", "pre-push"), default="pre-commit")
-        p.add_argument("--force", action="store_true")
+        if name == "install":
+            p.add_argument("--force", action="store_true",
+                           help="replace a hook review-agent did not write (kept as "
+                                "<hook>.review-agent-backup, restored by uninstall)")
 
     p = sub.add_parser("prompts", help="the role prompt library")
     psub = p.add_subparsers(dest="prompts_command", metavar="ACTION", parser_class=_Parser)

@@ -63,8 +63,9 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         from review_agent.commands import install
 
         root = git.toplevel(Path.cwd())
-        fn = install.install_command if cmd == "install" else install.uninstall_command
-        return fn(root, args.hook, args.force, stream)
+        if cmd == "install":
+            return install.install_command(root, args.hook, args.force, stream)
+        return install.uninstall_command(root, args.hook, stream)
     if cmd == "prompts":
         from review_agent.commands.prompts_cmd import list_command
 

@@ -52,12 +52,14 @@ def install_command(root: Path, hook: str, force: bool, stream: TextIO) -> int:
     return 0
 
 
-def uninstall_command(root: Path, hook: str, force: bool, stream: TextIO) -> int:
+def uninstall_command(root: Path, hook: str, stream: TextIO) -> int:
     target = git.hooks_dir(root) / hook
     if not target.exists():
         stream.write(f"review-agent: no {hook} hook at {target}\n")
         return 0
-    if not is_ours(target) and not force:
+    if not is_ours(target):
+        # --force replaces a foreign hook on install (keeping a backup); uninstall never
+        # deletes a hook it did not write.
         raise ReviewAgentError(f"{target} was not written by review-agent; left as it is")
     target.unlink()
     backup = target.with_name(target.name + BACKUP_SUFFIX)
