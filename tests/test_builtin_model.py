@@ -169,3 +169,29 @@ def test_builtin_process_reviewer_returns_the_same_critique() -> None:
 def test_proposals_are_deterministic() -> None:
     for role in ("scaffolder", "test_engineer", "documenter", "optimizer", "reviewer"):
         assert model().propose(role, "", request()) == model().propose(role, "", request())
+
+
+def test_a_rejection_criterion_is_covered_only_by_a_function_that_raises() -> None:
+    rows = '''"""Rows."""
+
+
+def read_rows(text):
+    """Read the rows of a CSV text."""
+    return text.split("\\n")
+
+
+def validate(record, required):
+    """Check a record has its columns."""
+    for name in required:
+        if name not in record:
+            raise ValueError(name)
+'''
+    source = {"kind": "code", "path": "csv_rows.py", "content": rows}
+    brief = {**request()["brief"], "acceptance_criteria": [
+        "rows missing a required column are rejected", "empty rows are rejected"]}
+    art = model().propose("test_engineer", "", request(brief=brief, sources=[source]))
+    tree = ast.parse(art["content"])
+    body = {n.name: ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
+    test = body["test_rows_missing_required_column_are_rejected"]
+    assert "pytest.raises(ValueError)" in test and "validate(" in test
+    assert "read_rows" not in test and "assert result" not in test
