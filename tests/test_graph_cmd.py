@@ -113,3 +113,12 @@ def test_console_exit_codes(tmp_path: Path) -> None:
     refused = _cli("show", str(bad))
     assert refused.returncode == 2
     assert len(refused.stderr.strip().split("\n")) == 1
+
+
+def test_a_yaml_error_names_its_line_once(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: x\nversion: 1\nnodes: [\n")
+    out = io.StringIO()
+    assert validate_command(str(bad), "text", out) == 1
+    line = next(ln for ln in out.getvalue().splitlines() if "SCHEMA_INVALID" in ln)
+    assert line.count("line 4") == 1

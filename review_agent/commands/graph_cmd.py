@@ -38,7 +38,9 @@ def _read(path: str) -> str:
 
 
 def _where(err: dict[str, Any]) -> str:
-    return f" (line {err['line']})" if "line" in err else ""
+    if "line" not in err or f"line {err['line']}" in str(err.get("message", "")):
+        return ""  # the message names its line already
+    return f" (line {err['line']})"
 
 
 def write_text_report(report: dict[str, Any], path: str, stream: TextIO) -> None:
