@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from review_agent.errors import ReviewAgentError
+from review_agent.records import NULL_IDS
 
-ZEROS = frozenset({"0" * 40, "0" * 64})
 DEFAULT_BRANCH_REFS = ("origin/HEAD", "origin/main", "origin/master")
 
 
@@ -46,7 +46,7 @@ def _is_true(value: str | None) -> bool:
 
 
 def _sha(value: object) -> str | None:
-    if isinstance(value, str) and value.strip() and value.strip() not in ZEROS:
+    if isinstance(value, str) and value.strip() and value.strip() not in NULL_IDS:
         return value.strip()
     return None
 
@@ -85,7 +85,7 @@ def github_base(env: Mapping[str, str], read_event: Callable[[str], dict[str, An
         repo = event.get("repository")
         default = repo.get("default_branch") if isinstance(repo, dict) else None
         default = default if isinstance(default, str) else None
-        if before.strip() in ZEROS:
+        if before.strip() in NULL_IDS:
             return new_branch_guess("event push before (new branch)", default)
         return BaseGuess((before.strip(),), "event push before",
                          fallback=default_branch_refs(default))
@@ -102,7 +102,7 @@ def gitlab_base(env: Mapping[str, str]) -> BaseGuess:
         return BaseGuess((f"origin/{target}", target), "CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
     before = env.get("CI_COMMIT_BEFORE_SHA", "").strip()
     default = env.get("CI_DEFAULT_BRANCH", "").strip()
-    if before and before not in ZEROS:
+    if before and before not in NULL_IDS:
         return BaseGuess((before,), "CI_COMMIT_BEFORE_SHA",
                          fallback=default_branch_refs(default or None))
     if default:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from review_agent import git
 from review_agent.config import Options
-from review_agent.records import Change, Finding, Report
+from review_agent.records import NULL_IDS, Change, Finding, Report
 
 if TYPE_CHECKING:
     from review_agent.models.base import ModelAdapter
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 BLOB_READ_LIMIT = 2 * 1024 * 1024
 # An oversized file's blob is read this far for the secret scan alone (about 2 s at 18 MB/s).
 SECRET_SCAN_LIMIT = 32 * 1024 * 1024
-ZERO = frozenset({"0" * 40, "0" * 64})
 
 REVIEW_REQUEST = {
     "pre_commit": "Review the staged change before it is committed.",
@@ -85,7 +84,8 @@ def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes 
     Blobs over BLOB_READ_LIMIT are not read, except those of oversized files (too many
     changed lines to parse), read up to SECRET_SCAN_LIMIT so their secrets are still found.
     """
-    shas = sorted({f.new_sha for f in change.files if f.new_sha not in ZERO and not f.is_submodule})
+    shas = sorted({f.new_sha for f in change.files
+                   if f.new_sha not in NULL_IDS and not f.is_submodule})
     if not shas:
         return change, {}
     blobs, sizes = git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)

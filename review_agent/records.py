@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
+# git's all-zero object id (SHA-1 and SHA-256): "no object" (added, deleted, a new branch)
+NULL_IDS = frozenset({"0" * 40, "0" * 64})
 
 
 class Finding(NamedTuple):

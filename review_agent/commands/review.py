@@ -13,9 +13,7 @@ from review_agent.commands.options import load_options, warn, worktree_reader
 from review_agent.commands.output import emit, exit_code
 from review_agent.config import Options
 from review_agent.errors import GitError, ReviewAgentError
-from review_agent.records import Change, FileChange
-
-ZEROS = frozenset({"0" * 40, "0" * 64})
+from review_agent.records import NULL_IDS, Change, FileChange
 
 
 def skipped(env: Mapping[str, str]) -> bool:
@@ -94,7 +92,7 @@ def _push_range(root: Path, from_ref: str, to_ref: str) -> Change | None:
     to_sha = git.resolve(root, to_ref)
     if to_sha is None:
         return None
-    if from_ref in ZEROS or git.resolve(root, from_ref) is None:
+    if from_ref in NULL_IDS or git.resolve(root, from_ref) is None:
         return None
     mb = git.merge_base(root, from_ref, to_sha) or from_ref
     return git.range_change(root, mb, to_sha)
@@ -110,13 +108,13 @@ def _plain_pre_push(root: Path) -> tuple[Change | None, str]:
     """
     lines = [] if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read().split("\n")
     refs = [parts for parts in map(str.split, lines) if len(parts) == 4]
-    pushes = [parts for parts in refs if parts[1] not in ZEROS]  # the rest delete a branch
+    pushes = [parts for parts in refs if parts[1] not in NULL_IDS]  # the rest delete a branch
     if refs and not pushes:
         return None, "nothing to review: the push only deletes"
     changes: list[Change] = []
     unavailable: list[str] = []
     for local_ref, local_sha, _, remote_sha in pushes:
-        base = remote_sha if remote_sha not in ZEROS and git.resolve(root, remote_sha) else None
+        base = remote_sha if remote_sha not in NULL_IDS and git.resolve(root, remote_sha) else None
         if base is None:
             # a new branch (or a remote tip never fetched): from where no remote has the commits
             base = git.unpushed_base(root, local_sha)
