@@ -33,6 +33,7 @@ class Options(NamedTuple):
     cache: bool = True
     token_budget: int = 12_000
     workers: int = 4
+    baseline: str | None = None  # a JSON report whose findings are hidden (see baseline.py)
 
 
 def _str(v: Any) -> str:
@@ -103,6 +104,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "cache": ("cache", _bool),
     "token_budget": ("token_budget", _int),
     "workers": ("workers", _int),
+    "baseline": ("baseline", _str),
 }
 SECRETS_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "allow": ("secrets_allow", _regexes),
