@@ -123,3 +123,21 @@ def test_rendered_prompt_is_cached_and_keyed_by_source_and_variables() -> None:
     assert render(lib["reviewer"], **VARS) == first
     changed = render(lib["reviewer"], **{**VARS, "task": "Review something else."})
     assert changed != first and len(list(cache.cache_dir().rglob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("payload", [
+    "{{ cycler.__init__.__globals__.os.system('touch MARKER') }}",
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "{{ brief.__class__ }}",
+    "{% set _ = brief.update({'goal': 'x'}) %}{{ brief.goal }}",
+    "{{ brief.acceptance_criteria.append('x') }}",
+])
+def test_a_template_touching_an_unsafe_attribute_is_one_error_naming_the_file(
+        payload: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    t = parse_template("evil.md.j2", "---\nrole: x\nversion: 1\ndescription: d\n---\n" + payload)
+    brief = {"goal": "g", "acceptance_criteria": []}
+    with pytest.raises(ConfigError, match=r"^prompt evil\.md\.j2: refused by the template sandbox"):
+        render(t, brief=brief)
+    assert not (tmp_path / "MARKER").exists()
+    assert brief == {"goal": "g", "acceptance_criteria": []}

@@ -14,6 +14,7 @@ from review_agent.errors import ConfigError
 
 if TYPE_CHECKING:  # jinja2 is imported only when a template is rendered (hook hot path)
     import jinja2
+    import jinja2.sandbox
 
 SUFFIX = ".md.j2"
 
@@ -84,11 +85,17 @@ def load_library_from_files(files: Mapping[str, str]) -> dict[str, PromptTemplat
 
 
 @functools.lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
+def _environment() -> jinja2.sandbox.ImmutableSandboxedEnvironment:
+    """Templates are data: a sandbox with no access to unsafe attributes and no mutation.
+
+    A prompt library may come from a branch under review, so `{{ cycler.__init__.__globals__ }}`
+    and the like must be refused, never evaluated.
+    """
     import jinja2
+    import jinja2.sandbox
 
     # Prompts are plain text for a model, not HTML: no autoescape.
-    return jinja2.Environment(  # noqa: S701
+    return jinja2.sandbox.ImmutableSandboxedEnvironment(  # noqa: S701
         undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
     )
 
@@ -120,10 +127,13 @@ def render(template: PromptTemplate, **variables: Any) -> str:
 
 def _render(template: PromptTemplate, variables: dict[str, Any]) -> str:
     import jinja2
+    import jinja2.exceptions
 
     label = Path(template.path).name
     try:
         return _compiled(body(template)).render(**variables)
+    except jinja2.exceptions.SecurityError as exc:
+        raise ConfigError(f"prompt {label}: refused by the template sandbox ({exc})") from None
     except jinja2.UndefinedError as exc:
         m = _UNDEFINED.search(str(exc))
         key = (m.group(1) or m.group(2)) if m else str(exc)
