@@ -84,12 +84,32 @@ def test_counts_and_summary_line() -> None:
         "· model builtin · reviewer prompt v1 · 0.12s")
 
 
-def test_summary_line_keeps_the_spec_wording_for_one() -> None:
+def test_summary_line_says_one_in_the_singular() -> None:
     report = make_report((finding("a.py", 1, "error"),))._replace(files_reviewed=1,
                                                                   prompt_version="v2")
     assert summary_line(report) == (
-        "review-agent: 1 findings (1 errors, 0 warnings, 0 info) in 1 files "
+        "review-agent: 1 finding (1 error, 0 warnings, 0 info) in 1 file "
         "· model builtin · reviewer prompt v2 · 0.12s")
+
+
+@pytest.mark.parametrize("severities,files", [
+    ((), 0), (("error",), 1), (("warning",), 1), (("info",), 2),
+    (("error", "error", "warning", "info", "info"), 3),
+])
+def test_summary_line_parses_back_to_its_counts(severities: tuple[str, ...], files: int
+                                                ) -> None:
+    import re
+
+    from review_agent.report.common import SUMMARY_PATTERN
+
+    report = make_report(tuple(finding(f"f{i}.py", i + 1, s) for i, s in enumerate(severities))
+                         )._replace(files_reviewed=files)
+    m = re.match(SUMMARY_PATTERN, summary_line(report))
+    assert m is not None, summary_line(report)
+    assert {k: int(v) for k, v in m.groupdict().items()} == {
+        "findings": len(severities), "errors": severities.count("error"),
+        "warnings": severities.count("warning"), "info": severities.count("info"),
+        "files": files}
 
 
 def test_shown_limits_and_counts_the_rest() -> None:

@@ -22,8 +22,8 @@ def test_paths_scan_reports_masked_and_exits_1(tmp_path: Path) -> None:
     lines = res.stdout.splitlines()
     assert lines[0] == ("proj/conf/prod.env:1: error [secret/aws-access-key-id] "
                         "AWS access key id AKIA…3KD removed from the review context")
-    assert lines[-1].startswith("review-agent: 1 findings (1 errors, 0 warnings, 0 info) "
-                                "in 1 files · secret scan ·")  # .git skipped
+    assert lines[-1].startswith("review-agent: 1 finding (1 error, 0 warnings, 0 info) "
+                                "in 1 file · secret scan ·")  # .git skipped
     assert KEY not in res.stdout + res.stderr
 
 

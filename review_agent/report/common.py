@@ -60,13 +60,24 @@ def prompt_label(version: str) -> str:
 SCAN_ONLY = "none"  # Report.model of the secret scanner alone
 
 
+def plural(n: int, word: str) -> str:
+    """`1 finding`, `2 findings`, `0 errors` ("info" is uncountable and never takes an s)."""
+    return f"{n} {word}" if n == 1 or word == "info" else f"{n} {word}s"
+
+
+# The summary line as a regex: scripts and CI logs parse it (singular or plural counts).
+SUMMARY_PATTERN = (r"review-agent: (?P<findings>\d+) findings? \((?P<errors>\d+) errors?, "
+                   r"(?P<warnings>\d+) warnings?, (?P<info>\d+) info\) "
+                   r"in (?P<files>\d+) files?")
+
+
 def summary_line(report: Report) -> str:
-    """`review-agent: N findings (E errors, W warnings, I info) in F files · model … · 0.12s`."""
+    """`review-agent: N findings (E errors, W warnings, I info) in F files · model … · 0.12s`,
+    singular where a count is 1 (`1 finding (1 error, 0 warnings, 0 info) in 1 file`)."""
     c = counts(report.findings)
-    # SPEC's fixed wording ("1 findings" included): scripts and CI logs parse this line.
-    head = (f"{TOOL_NAME}: {len(report.findings)} findings "
-            f"({c['error']} errors, {c['warning']} warnings, {c['info']} info) "
-            f"in {report.files_reviewed} files")
+    head = (f"{TOOL_NAME}: {plural(len(report.findings), 'finding')} "
+            f"({plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, "
+            f"{c['info']} info) in {plural(report.files_reviewed, 'file')}")
     if report.model == SCAN_ONLY:  # `review-agent secrets`: no model, no prompt
         return f"{head} · secret scan · {report.elapsed:.2f}s"
     return (f"{head} · model {one_line(report.model)} "
