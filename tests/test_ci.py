@@ -463,7 +463,7 @@ def test_quiet_verbose_and_a_base_that_already_holds_head(
         world: World, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "origin/main", "-q")
-    assert code == 0 and "findings (" not in out  # -q: findings only
+    assert code == 0 and "review-agent: 0 finding" not in out  # -q: findings only
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "origin/main", "-v")
     assert "[classify_task]" in err
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "HEAD")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from review_agent.report.common import SUMMARY_PATTERN
 from tests.conftest import Repo
 from tests.helpers import run_cli
 
@@ -52,9 +54,9 @@ def test_quiet_keeps_findings_only_and_verbose_explains_on_stderr(repo_with_comm
     repo_with_commit.stage({"m.txt": MARKED})
     quiet = run_cli(repo_with_commit.path, "hook", "-q")
     assert quiet.stdout.startswith("m.txt:2: error [conflict-marker]")
-    assert "findings (" not in quiet.stdout
+    assert re.search(SUMMARY_PATTERN, quiet.stdout) is None
     verbose = run_cli(repo_with_commit.path, "hook", "-v")
-    assert "findings (" in verbose.stdout
+    assert re.search(SUMMARY_PATTERN, verbose.stdout)
     assert "[classify_task]" in verbose.stderr and "status" in verbose.stderr
 
 
