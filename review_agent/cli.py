@@ -116,19 +116,25 @@ def _stdout() -> TextIO:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from review_agent import signals
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if not args.command:
             parser.print_help(_stdout())
             return 2
-        return dispatch(args)
+        with signals.handled():
+            return dispatch(args)
     except ReviewAgentError as exc:
         sys.stderr.write(f"review-agent: error: {exc}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("review-agent: interrupted\n")
         return 130
+    except signals.Terminated:
+        sys.stderr.write("review-agent: terminated\n")
+        return signals.Terminated.exit_code
     except BrokenPipeError:
         return 0
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,14 +54,76 @@ def review_change(
         prompt_files=prompt_files,
         has_tests=_has_tests(root, change),
     )
+    ctx, kept = with_deterministic(ctx)
     state = initial_state(
         input=REVIEW_REQUEST.get(trigger, REVIEW_REQUEST["manual"]),
         trigger_source=trigger,
         model_spec=options.model,
         max_iterations=options.max_iterations,
     )
-    final = run_team(state, ctx, options.graph, events_path)
-    return build_report(final, change, options, trigger, time.perf_counter() - started)
+    final = isolated_run(state, ctx, options.graph, events_path)
+    return build_report(final, change, options, trigger, time.perf_counter() - started, kept)
+
+
+def with_deterministic(ctx: TeamContext) -> tuple[TeamContext, tuple[Finding, ...]]:
+    """The deterministic findings (secrets, conflict markers, builtin checks), computed
+    before the graph and the model and handed to the report whatever the graph does.
+
+    The staged bundle goes along in the context so the graph does not stage it twice.
+    A failure of the builtin checks costs only them: the secret findings stay.
+    """
+    from review_agent import secrets
+    from review_agent.checks import run_checks
+    from review_agent.errors import ReviewAgentError
+    from review_agent.team.staging import review_bundle
+
+    assert ctx.change is not None
+    try:
+        bundle = review_bundle(ctx)
+    except ReviewAgentError:  # the graph's staging node reports it
+        bundle = None
+    if bundle is not None:
+        found = list(bundle.secret_findings)
+    else:
+        opts = ctx.options
+        found = [secrets.hit_finding(h) for h in secrets.scan_change(
+            ctx.change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths)
+            if h.reportable and not h.allowed]
+    try:
+        found.extend(run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests,
+                                blobs=ctx.blobs))
+        deterministic: tuple[Finding, ...] | None = tuple(found)
+    except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
+        _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")
+        deterministic = None  # the graph's reviewer runs them again and reports the failure
+    return ctx._replace(staged=bundle, deterministic=deterministic), tuple(found)
+
+
+def _warn(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"review-agent: warning: {message}\n")
+
+
+def isolated_run(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
+                 events_path: str | None) -> dict[str, Any]:
+    """run_team, where anything the graph or a model-backed node raises ends the run as
+    failed instead of escaping: the caller's deterministic findings are already computed.
+
+    A ReviewAgentError (an invalid graph, an unwritable events file) still reaches the
+    user as one line; KeyboardInterrupt and SIGTERM still end the run at once.
+    """
+    from review_agent.errors import ReviewAgentError
+
+    try:
+        return run_team(state, ctx, graph_path, events_path)
+    except ReviewAgentError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        message = f"review graph failed: {type(exc).__name__}: {exc}"
+        return {"status": "failed", "message": message,
+                "final_output": {"status": "failed", "message": message, "findings": [],
+                                 "context_warnings": [], "model_failed": True}}
 
 
 def check_reviewer_prompt(directory: str | None, files: Mapping[str, str] | None) -> None:
@@ -141,9 +203,21 @@ def _has_tests(root: Path, change: Change) -> bool | None:
 
 
 def build_report(final: Mapping[str, Any], change: Change, options: Options, trigger: str,
-                 elapsed: float) -> Report:
+                 elapsed: float, kept: Sequence[Finding] = ()) -> Report:
+    """The report of a graph run. When the run failed (a node raised, a model-backed one
+    included), `kept`, the deterministic findings computed before it, are in the report
+    with whatever findings the graph did return. A graph that ends early without failing
+    reports what it reports: that is the graph's choice, not an accident."""
+    from review_agent.findings import is_disabled, line_texts, merge
+
     out: dict[str, Any] = dict(final.get("final_output") or {})
     findings = tuple(f for f in final.get("findings") or () if isinstance(f, Finding))
+    failed = out.get("status") == "failed" or final.get("status") == "failed"
+    have = {(g.path, g.line, g.rule) for g in findings}
+    lost = [f for f in kept if failed and (f.path, f.line, f.rule) not in have
+            and not is_disabled(f, options.disable)]
+    if lost:
+        findings = merge([*findings, *lost], line_texts(change))
     not_reviewed = tuple(
         (str(item.get("path", "")), str(item.get("reason", "")))
         for item in out.get("not_reviewed") or ()
@@ -153,7 +227,8 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
     prompt_version = str(versions.get("reviewer", "")) if isinstance(versions, dict) else ""
     warnings = tuple(str(w) for w in out.get("context_warnings") or ())
     if out.get("status") == "failed" and out.get("message"):
-        warnings = (*warnings, str(out["message"]))
+        note = f"; {len(lost)} deterministic findings kept" if lost else ""
+        warnings = (*warnings, str(out["message"]) + note)
     return Report(
         final_output=out,
         findings=findings,

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from review_agent.config import Options
 from review_agent.models.base import ModelAdapter
-from review_agent.records import Change
+from review_agent.records import Change, ContextBundle, Finding
 
 
 class TeamContext(NamedTuple):
@@ -18,3 +18,6 @@ class TeamContext(NamedTuple):
     prompts_dir: str | None = None  # None: the packaged prompt library
     prompt_files: Mapping[str, str] | None = None  # name -> template text (CI: from the base rev)
     has_tests: bool | None = None  # the repository has test files (None: unknown)
+    # set by pipeline.review_change before the graph runs, so no model trouble can touch them
+    staged: ContextBundle | None = None  # the review bundle, staged once
+    deterministic: tuple[Finding, ...] | None = None  # builtin checks and secret findings

@@ -106,8 +106,9 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 
     assert ctx.change is not None
     bundle = state["context_bundle"]["bundle"]
-    deterministic = [*run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests,
-                                 blobs=ctx.blobs), *bundle.secret_findings]
+    deterministic = list(ctx.deterministic) if ctx.deterministic is not None else [
+        *run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs),
+        *bundle.secret_findings]
     warnings: list[str] = []
     model_findings: list[Finding] = []
     failed, requests = False, 0

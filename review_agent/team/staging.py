@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from review_agent.errors import ReviewAgentError
+from review_agent.records import ContextBundle
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
 
@@ -59,15 +60,21 @@ def stage_context(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     return _stage_sources(state, ctx)
 
 
-def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
+def review_bundle(ctx: TeamContext) -> ContextBundle:
+    """The redacted bundle of the change under review (no byte budget for a model that
+    reads nothing)."""
     from review_agent.context import stage_review_context
 
     assert ctx.change is not None
     options = ctx.options
     if not getattr(ctx.model, "reads_context", True):
         options = options._replace(max_context_bytes=UNLIMITED)
+    return stage_review_context(ctx.change, ctx.blobs, options)
+
+
+def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     try:
-        bundle = stage_review_context(ctx.change, ctx.blobs, options)
+        bundle = ctx.staged if ctx.staged is not None else review_bundle(ctx)
     except ReviewAgentError as exc:
         return {"status": "failed", "message": f"cannot stage the change: {exc}",
                 "action_log": log(state, "stage_context", "stage", f"failed: {exc}")}
