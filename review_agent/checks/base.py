@@ -26,6 +26,9 @@ class FileInfo(NamedTuple):
     skipped: bool  # vendored, generated, minified, lock file or excluded: markers only
     code_added: int = 0  # added lines that hold code (not blank, not only a comment)
     source: Source | None = None  # the new-side text (Python only): enclosing blocks
+    new_lines: Sequence[str] | None = None  # the whole new-side file, when the edge read it
+    added_code: tuple[str, ...] = ()  # the code view of each added line that holds code
+    removed_code: tuple[str, ...] = ()  # the same for removed lines (lexed from the hunk)
 
 
 class Line(NamedTuple):
@@ -36,6 +39,7 @@ class Line(NamedTuple):
     code: str  # string contents and comments removed
     comment: str  # comment text only
     following: Sequence[str]  # new-side texts after this line in its hunk
+    previous: str = ""  # the new-side text just above (from the whole file when known)
 
     def after(self, n: int = 3) -> list[str]:
         return [t.rstrip("\r") for t in self.following[:n]]

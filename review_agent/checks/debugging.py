@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
@@ -94,6 +95,80 @@ def _debug_print(info: FileInfo, line: Line) -> str | None:
     return None if _intended_output(info, line) else ""
 
 
+# Python 2: `print x`, `print "x", y` (never `print >>sys.stderr, x`: a chosen stream)
+_PY2_PRINT = re.compile(r"^\s*print\s+(?!>>|(in|if|is|and|or|not|for|else)\b)[\w\"'(\[{-]")
+
+
+def _py2_print(info: FileInfo, line: Line) -> str | None:
+    if info.is_test or info.is_script or not _PY2_PRINT.match(line.code):
+        return None
+    if _intended_output(info, line):
+        return None
+    return "print statement left in added code"
+
+
+_GO_PRINT = re.compile(r"(?<![\w.])(?:(?P<pkg>fmt|log)\s*\.\s*(?P<fn>Print|Println|Printf)"
+                       r"|(?P<builtin>println|print))\s*\(")
+_GO_FUNC = re.compile(r"^func\s+(\([^)]*\)\s*)?(?P<name>\w+)")
+_GO_PACKAGE = re.compile(r"^package\s+(\w+)")
+# functions and files whose job is output: help, usage, a printer, a debug logger
+_GO_OUTPUT = re.compile(r"print|show|help|usage|dump|display|report|debug|version"
+                        r"|output|log|doc|completion|banner|example", re.IGNORECASE)
+_GO_DEBUG_FORMAT = re.compile(r"%[+#]v|%T|\b(debug|DEBUG|here|HERE|XXX)\b")
+_GO_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`')
+_GO_VERB = re.compile(r"%[-+# 0-9.]*[a-zA-Z]|\\[nt]")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_GO_ERROR_VALUE = re.compile(r"^\w*(err|Err|error|Error)\w*(\.Error\(\))?$")
+
+
+def _go_debugging(args: str) -> bool:
+    """The printed text is a developer's probe, not a message for a user: bare values
+    (`fmt.Println(x)`), `%+v`/`%#v`/`%T`, "debug"/"here", or a label and a value (`"x: %v"`)."""
+    if _GO_DEBUG_FORMAT.search(args):
+        return True
+    literals = [a or b for a, b in _GO_LITERAL.findall(args)]
+    if not literals:
+        value = args.strip(" )")
+        # fmt.Println(x) probes; fmt.Println() is an empty line, fmt.Println(err) a report
+        return bool(value) and not _GO_ERROR_VALUE.match(value)
+    text = " ".join(_GO_VERB.sub(" ", lit) for lit in literals)
+    return "%v" in " ".join(literals) and len(_WORD.findall(text)) < 2
+
+
+def _go_package(info: FileInfo) -> str | None:
+    lines = info.new_lines
+    if lines is None:
+        return None
+    return next((m.group(1) for m in map(_GO_PACKAGE.match, lines[:200]) if m), None)
+
+
+def _go_func(info: FileInfo, no: int) -> str:
+    lines = info.new_lines or ()
+    for i in range(min(no, len(lines)) - 1, -1, -1):
+        m = _GO_FUNC.match(lines[i])
+        if m is not None:
+            return m.group("name")
+    return ""
+
+
+def _go_print(info: FileInfo, line: Line) -> str | None:
+    """fmt.Println and friends in a library package: stdout is the program's, not ours."""
+    if info.is_test or info.is_script:
+        return None
+    m = _GO_PRINT.search(line.code)
+    if m is None or re.search(r"\bfunc\s+$", line.code[:m.start()]):
+        return None
+    name = posixpath.basename(info.change.path)
+    if _go_package(info) in (None, "main") or _GO_OUTPUT.search(name) \
+            or _GO_OUTPUT.search(_go_func(info, line.no)):
+        return None
+    if not _go_debugging(line.raw[m.end():]):
+        return None  # fmt.Println("Incorrect Usage.") speaks to the user; Println(x) probes
+    what = f"{m.group('pkg')}.{m.group('fn')}" if m.group("pkg") else m.group("builtin")
+    return (f"{what}() left in library code: debugging output goes to the stdout of every "
+            "program that imports the package")
+
+
 _CONSOLE = re.compile(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")
 
 
@@ -129,6 +204,8 @@ CHECKS = (
     LineCheck(DEBUGGER, ("xdebug_break",), frozenset({"php"}),
               pattern_check(r"\bxdebug_break\s*\(")),
     LineCheck(DEBUG_PRINT, ("print(",), _PY, _debug_print),
+    LineCheck(DEBUG_PRINT, ("print ",), _PY, _py2_print),
+    LineCheck(DEBUG_PRINT, ("Print", "print"), frozenset({"go"}), _go_print),
     LineCheck(CONSOLE_LOG, ("console",), JS_FAMILY, _console_log),
     LineCheck(DBG_MACRO, ("dbg!",), frozenset({"rust"}), pattern_check(r"(?<![\w:])dbg!\s*\(")),
     LineCheck(VAR_DUMP, ("var_dump", "print_r"), frozenset({"php"}), _var_dump),

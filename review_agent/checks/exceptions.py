@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
+from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
 from review_agent.checks.paths import JS_FAMILY
 
 BARE_EXCEPT = Rule("bare-except", "warning",
@@ -56,10 +56,62 @@ def _silenced(info: FileInfo, line: Line) -> str | None:
     return "" if body in _EMPTY_BODY else None
 
 
+_JS_EMPTY_CATCH = re.compile(r"\bcatch\s*(\(\s*[\w$]*\s*\))?\s*\{\s*\}")
+_JS_NOOP_CATCH = re.compile(r"\.catch\(\s*(\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(\{\s*\}|null|undefined)"
+                            r"\s*\)")
+_WORDS = re.compile(r"[A-Za-z]{3,}")
+_COMMENT_ONLY = re.compile(r"^\s*(//|/\*|\*)")
+# the one statement of a try block that probes: `x = new URL(s)`, `return new TextDecoder(c)`
+_PROBE = re.compile(r"^\s*(return\b|(const|let|var)\s|[\w$.#\[\]]+\s*=[^=>])")
+
+
+def _explained(line: Line) -> bool:
+    """A comment on the line or just above it says why the error is ignored."""
+    if len(_WORDS.findall(line.comment)) >= 2:
+        return True
+    return bool(_COMMENT_ONLY.match(line.previous)) and len(_WORDS.findall(line.previous)) >= 2
+
+
+def _probe(info: FileInfo, line: Line) -> bool:
+    """`try { x = parse(s) } catch {}` followed by a fallback: the error is the answer."""
+    lines = info.new_lines
+    if lines is None or not 3 <= line.no <= len(lines):
+        return False
+    body = lines[line.no - 2].strip()
+    opener = lines[line.no - 3].rstrip()
+    return opener.endswith("try {") and bool(_PROBE.match(body))
+
+
+def _discarded(info: FileInfo, line: Line) -> bool:
+    """The statement starts with `void`: `void p.finally(...).catch(() => undefined)`."""
+    if line.code.lstrip().startswith("void "):
+        return True
+    lines = info.new_lines
+    if lines is None or not line.raw.lstrip().startswith((")", "}", ".")):
+        return False
+    indent = len(line.raw) - len(line.raw.lstrip())
+    for i in range(min(line.no - 2, len(lines) - 1), max(-1, line.no - 12), -1):
+        text = lines[i]
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            return text.lstrip().startswith("void ")
+    return False
+
+
+def _js_silenced(info: FileInfo, line: Line) -> str | None:
+    # tests swallow on purpose (a request expected to fail); a reason makes it a decision
+    if info.is_test or _explained(line):
+        return None
+    code = line.code
+    if _JS_NOOP_CATCH.search(code):
+        # `void p.catch(() => undefined)`: the rejection is explicitly discarded
+        return None if _discarded(info, line) else ""
+    if _JS_EMPTY_CATCH.search(code):
+        return None if _probe(info, line) else ""
+    return None
+
+
 CHECKS = (
     LineCheck(BARE_EXCEPT, ("except",), frozenset({"python"}), _bare_except),
     LineCheck(SILENCED, ("except",), frozenset({"python"}), _silenced),
-    LineCheck(SILENCED, ("catch",), JS_FAMILY,
-              pattern_check(r"\bcatch\s*(\(\s*[\w$]*\s*\))?\s*\{\s*\}"
-                            r"|\.catch\(\s*(\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(\{\s*\}|null|undefined)\s*\)")),
+    LineCheck(SILENCED, ("catch",), JS_FAMILY, _js_silenced),
 )

@@ -50,8 +50,8 @@ LOCK_MANIFESTS: dict[str, tuple[str, ...]] = {
     "gradle.lockfile": ("build.gradle", "build.gradle.kts"),
     "packages.lock.json": ("*.csproj", "*.fsproj", "Directory.Packages.props"),
 }
-_VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "node_modules",
-                          "bower_components"})
+_VENDOR_DIRS = frozenset({"vendor", "_vendor", "vendored", "third_party", "third-party",
+                          "node_modules", "bower_components"})
 _GENERATED_NAME = re.compile(
     r"(_pb2(_grpc)?\.pyi?|\.pb\.go|_grpc\.pb\.go|\.pb\.(cc|h)|\.g\.dart|\.freezed\.dart"
     r"|\.designer\.cs|\.generated\.\w+|_generated\.go|_string\.go)$")
@@ -66,7 +66,7 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"
 # places where printing to stdout is the point, not a leftover
 _SCRIPT_DIRS = frozenset({"scripts", "script", "bin", "tools", "examples", "example",
                           "benchmarks", "benchmark", "bench", "docs", "doc", "demo", "demos",
-                          "cli", "commands", "management", "samples"})
+                          "cli", "commands", "management", "samples", "cmd", "_examples"})
 _SCRIPT_FILE = re.compile(r"^(__main__\.py|cli\.\w+|.*_cli\.\w+|cli_.*|main\.\w+|manage\.py"
                           r"|setup\.py|noxfile\.py|tasks\.py|fabfile\.py|.*\.config\.[cm]?[jt]s"
                           r"|gulpfile\.\w+|Gruntfile\.\w+)$")

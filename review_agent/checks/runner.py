@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from review_agent.checks import (
     conflicts,
@@ -89,7 +91,8 @@ def file_info(fc: FileChange, options: Options,
     script = is_script_path(path) or _has_shebang(fc, blob)
     language = language_of(path)
     source = Source(fc, blob) if language == "python" else None
-    return FileInfo(fc, language, is_test_path(path), script, skipped, source=source)
+    return FileInfo(fc, language, is_test_path(path), script, skipped, source=source,
+                    new_lines=new_lines(fc, blobs))
 
 
 @functools.lru_cache(maxsize=64)
@@ -101,52 +104,201 @@ def _multiline_openers(syn: Syntax | None) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, tokens))) if tokens else None
 
 
-def line_findings(info: FileInfo, plan: _Plan) -> tuple[list[Finding], int]:
-    """Findings on a file's added lines, and how many added lines hold code."""
+def new_lines(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> list[str] | None:
+    """The whole new-side file as lines (split on "\n" only), when its blob was read."""
+    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    return None if blob is None else blob.decode("utf-8", "surrogateescape").split("\n")
+
+
+def start_states(lines: Sequence[str] | None, syn: Syntax | None, starts: Sequence[int]
+                 ) -> dict[int, str]:
+    """The lexer state (an open docstring or block comment) at each new-side line in `starts`.
+
+    A hunk that begins inside a docstring or a /** comment */ is lexed from the whole file,
+    not from its first line: its prose is then never mistaken for code.
+    """
+    openers = _multiline_openers(syn)
+    if lines is None or syn is None or openers is None or not starts:
+        return {}
+    want = sorted(set(starts))
+    out: dict[int, str] = {}
+    state = ""
+    k = 0
+    for no, text in enumerate(lines, 1):
+        while k < len(want) and want[k] == no:
+            out[no] = state
+            k += 1
+        if k == len(want):
+            break
+        if state or openers.search(text) is not None:
+            state = split_line(text.rstrip("\r"), syn, state).state
+    return out
+
+
+_HOLDS_CODE = re.compile(r"[^\s\"'`,;(){}\[\]]")  # more than quotes and brackets
+
+
+class Hit(NamedTuple):
+    """A finding with the text of the line it came from (to pair it with a removed one)."""
+
+    finding: Finding
+    text: str
+
+
+class FileHits(NamedTuple):
+    added: list[Hit]  # findings on added lines
+    removed: list[tuple[str, str]]  # (rule id, text) the same rules raise on removed lines
+    added_code: list[str]
+    removed_code: list[str]
+
+
+def _run_line(info: FileInfo, plan: _Plan, line: Line) -> list[tuple[Rule, str]]:
+    fired: list[tuple[Rule, str]] = []
+    for check in plan.checks:
+        if any(r.id == check.rule.id for r, _ in fired) or \
+                not any(n in line.raw for n in check.needles):
+            continue
+        message = check.check(info, line)
+        if message is not None:
+            fired.append((check.rule, message))
+    return fired
+
+
+def _code_view(syn: Syntax | None, text: str, state: str) -> tuple[str, str, str]:
+    if syn is None:
+        return text, "", ""
+    return split_line(text, syn, state)
+
+
+def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
+    """Findings on a file's added lines, the rules' hits on its removed lines, and the
+    code views of both (for the shape rules)."""
     fc = info.change
-    if fc.binary or fc.is_submodule or fc.is_symlink or fc.status == "D":
-        return [], 0
+    out = FileHits([], [], [], [])
+    if fc.binary or fc.is_submodule or fc.is_symlink:
+        return out
     syn = syntax_for(info.language)
     pre = plan.prefilter
-    out: list[Finding] = []
-    markers: list[tuple[Finding, str]] = []
-    code_added = 0
     openers = _multiline_openers(syn)
     comment_starts = syn.line_comments if syn is not None else ()
+    whole = info.new_lines
+    markers: list[tuple[Finding, str]] = []
+    states = start_states(whole, syn, [h.new_start for h in fc.hunks])
     for hunk in fc.hunks:
-        state = ""
+        new_state = states.get(hunk.new_start, "")
+        old_state = ""
         new_side = [ln for ln in hunk.lines if ln.kind != "-"]
+        old_side = [ln for ln in hunk.lines if ln.kind != "+"]
         texts = [ln.text for ln in new_side]
-        for idx, ln in enumerate(new_side):
+        old_texts = [ln.text for ln in old_side]
+        ni = oi = 0
+        for ln in hunk.lines:
             text = ln.text[:-1] if ln.text.endswith("\r") else ln.text
-            hit = ln.kind == "+" and pre is not None and pre.search(text) is not None
-            code, comment = text, ""
-            # lexing is only needed where a rule looks or a multi-line string may open
-            if syn is not None and (hit or state or (openers is not None
-                                                     and openers.search(text) is not None)):
-                code, comment, state = split_line(text, syn, state)
-            if ln.kind != "+" or ln.new_no is None:
+            hit = ln.kind != " " and pre is not None and pre.search(text) is not None
+            lex = syn is not None and (hit or ln.kind != " " or openers is not None
+                                       and openers.search(text) is not None)
+            state = old_state if ln.kind == "-" else new_state
+            if ln.kind == " " and not (state or lex):
+                ni += 1
+                oi += 1
                 continue
-            stripped = code.strip()
-            if stripped and not stripped.startswith(comment_starts):
-                code_added += 1
-            if not hit:
+            code, comment, after = _code_view(syn, text, state) if (lex or state) else \
+                (text, "", "")
+            if ln.kind != "+":
+                old_state = after
+            if ln.kind != "-":
+                new_state = after
+            holds = bool(_HOLDS_CODE.search(code)) and not code.strip().startswith(comment_starts)
+            if ln.kind == " ":
+                ni += 1
+                oi += 1
                 continue
-            line = Line(ln.new_no, text, code, comment, texts[idx + 1: idx + 1 + _FOLLOWING])
-            fired: set[str] = set()
-            for check in plan.checks:
-                if check.rule.id in fired or not any(n in text for n in check.needles):
-                    continue
-                message = check.check(info, line)
-                if message is None:
-                    continue
-                fired.add(check.rule.id)
-                found = finding(check.rule, fc.path, ln.new_no, message)
-                if check.rule is conflicts.CONFLICT:
-                    markers.append((found, text[0]))
-                else:
-                    out.append(found)
-    return out + conflicts.collapse(markers), code_added
+            if ln.kind == "-":
+                if holds:
+                    out.removed_code.append(code)
+                if hit:
+                    line = Line(ln.old_no or 0, text, code, comment,
+                                old_texts[oi + 1: oi + 1 + _FOLLOWING],
+                                old_texts[oi - 1] if oi > 0 else "")
+                    out.removed.extend((rule.id, text) for rule, _ in _run_line(info, plan, line))
+                oi += 1
+                continue
+            if holds:
+                out.added_code.append(code)
+            if hit and ln.new_no is not None:
+                previous = (whole[ln.new_no - 2] if whole is not None and ln.new_no >= 2
+                            and ln.new_no - 2 < len(whole)
+                            else texts[ni - 1] if ni > 0 else "")
+                line = Line(ln.new_no, text, code, comment, texts[ni + 1: ni + 1 + _FOLLOWING],
+                            previous.rstrip("\r"))
+                for rule, message in _run_line(info, plan, line):
+                    found = finding(rule, fc.path, ln.new_no, message)
+                    if rule is conflicts.CONFLICT:
+                        markers.append((found, text[0]))
+                    else:
+                        out.added.append(Hit(found, text))
+            ni += 1
+    out.added.extend(Hit(f, "") for f in conflicts.collapse(markers))
+    return out
+
+
+def _ratio(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, " ".join(a.split()), " ".join(b.split())).ratio()
+
+
+PAIR_SAME_FILE = 0.4  # an edited line keeps this much of its old text
+PAIR_OTHER_FILE = 0.8  # a line moved to another file keeps nearly all of it
+
+
+def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
+    """Added-line findings the change did not introduce: each removed line that raised the
+    same rule (an edited, re-indented or moved line that already had the construct) pairs
+    with the most similar added one, which is then dropped."""
+    pool: dict[str, list[tuple[str, str]]] = {}
+    for path, fh in hits.items():
+        for rule_id, text in fh.removed:
+            pool.setdefault(rule_id, []).append((path, text))
+    out: list[Finding] = []
+    for path, fh in hits.items():
+        for hit in fh.added:
+            f = hit.finding
+            candidates = pool.get(f.rule, [])
+            best, best_i = 0.0, -1
+            for i, (other, text) in enumerate(candidates):
+                need = PAIR_SAME_FILE if other == path else PAIR_OTHER_FILE
+                r = _ratio(hit.text, text)
+                if r >= need and r > best:
+                    best, best_i = r, i
+            if best_i >= 0 and f.rule != conflicts.CONFLICT.id:
+                candidates.pop(best_i)
+                continue
+            out.append(f)
+    return out
+
+
+_BLANKET = re.compile(r"^new blanket lint suppression \((noqa|nosec)\)")
+NOQA_HINT = ("; a bare `# {what}` does not silence review-agent: name the rule "
+             "(`# noqa: {rule}` or `# review-agent: ignore[{rule}]`)")
+
+
+def fold_blanket_pragmas(found: list[Finding]) -> list[Finding]:
+    """A bare `# noqa` on a line we flag is one finding, not two: the other finding says
+    how to silence it."""
+    places: dict[tuple[str, int], list[Finding]] = {}
+    for f in found:
+        places.setdefault((f.path, f.line), []).append(f)
+    out: list[Finding] = []
+    for group in places.values():
+        blanket = [f for f in group if f.rule == suppressions.SUPPRESSION.id
+                   and _BLANKET.match(f.message)]
+        others = [f for f in group if f not in blanket]
+        if not blanket or not others:
+            out.extend(group)
+            continue
+        what = _BLANKET.match(blanket[0].message).group(1)  # type: ignore[union-attr]
+        out.extend(f._replace(message=f.message + NOQA_HINT.format(what=what, rule=f.rule))
+                   for f in others)
+    return out
 
 
 def run_checks(change: Change, options: Options, *, has_tests: bool | None = None,
@@ -158,17 +310,21 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     """
     disable = tuple(options.disable)
     infos: list[FileInfo] = []
-    out: list[Finding] = []
+    hits: dict[str, FileHits] = {}
     for fc in change.files:
         info = file_info(fc, options, blobs)
-        found, code_added = line_findings(info, _plan(info.language, info.skipped, disable))
-        out.extend(found)
-        infos.append(info._replace(code_added=code_added))
+        fh = line_findings(info, _plan(info.language, info.skipped, disable))
+        hits[fc.path] = fh
+        infos.append(info._replace(code_added=len(fh.added_code),
+                                   added_code=tuple(fh.added_code),
+                                   removed_code=tuple(fh.removed_code)))
+    out = drop_preexisting(hits)
     shaped: list[Finding] = []
     shaped += shape.tests_deleted(infos)
     shaped += shape.untested_change(infos, has_tests)
     shaped += shape.lock_without_manifest(fc for fc in change.files)
     shaped += shape.blobs_and_size(change.files, blobs)
     out.extend(f for f in shaped if not is_disabled(f.rule, disable))
+    out = fold_blanket_pragmas(out)
     out.sort(key=lambda f: (f.path, f.line, f.rule))
     return out

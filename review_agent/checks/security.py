@@ -123,7 +123,31 @@ def _sql(info: FileInfo, line: Line) -> str | None:
 
 _PY = frozenset({"python"})
 _TLS_PATTERNS = (r"\bverify\s*=\s*False\b|\bssl\s*\.\s*_create_unverified_context\b"
-                 r"|\bcert_reqs\s*=\s*(ssl\s*\.\s*)?CERT_NONE\b|\bcheck_hostname\s*=\s*False\b")
+                 r"|\b(cert_reqs|verify_mode)\s*=\s*(ssl\s*\.\s*)?CERT_NONE\b"
+                 r"|\bcheck_hostname\s*=\s*False\b")
+_TLS = re.compile(_TLS_PATTERNS)
+# a branch on the caller's own switch: `if not verify:`, `elif self._verify is False:`
+_FLAG_GUARD = re.compile(r"(el)?if\b.*\b\w*(verify|insecure|check_hostname|cert_reqs|validate_cert"
+                         r"|ssl_check|tls_check)\w*\b", re.IGNORECASE)
+
+
+def _tls_off(info: FileInfo, line: Line) -> str | None:
+    """Verification switched off by the code, not on the caller's request."""
+    if info.is_test:
+        return None
+    m = _TLS.search(line.code)
+    if m is None:
+        return None
+    before = line.code[:m.start()]
+    opener = info.source.opener(line.no, before) if info.source is not None else None
+    if _PARAMETERS.search(opener if opener is not None else before):
+        return None  # `def get(url, verify=False):` declares the caller's option
+    if _FLAG_GUARD.match(line.code.lstrip()):
+        return None  # `if not verify: ctx.check_hostname = False` on one line
+    if info.source is not None and any(_FLAG_GUARD.match(h)
+                                       for h in info.source.headers(line.no)):
+        return None  # implementing the caller's verify=False, not choosing it
+    return ""
 CHECKS = (
     LineCheck(EVAL_EXEC, ("eval", "exec"), _PY, _py_eval),
     LineCheck(EVAL_EXEC, ("eval", "Function"), JS_FAMILY,
@@ -139,8 +163,7 @@ CHECKS = (
               _not_in_tests(r"\b(c?[pP]ickle|dill|cloudpickle|marshal|_pickle)\s*\.\s*"
                             r"(loads?|Unpickler)\s*\(")),
     LineCheck(YAML_LOAD, ("yaml",), _PY, _yaml_load),
-    LineCheck(TLS_OFF, ("verify", "unverified", "CERT_NONE", "check_hostname"), _PY,
-              _not_in_tests(_TLS_PATTERNS)),
+    LineCheck(TLS_OFF, ("verify", "unverified", "CERT_NONE", "check_hostname"), _PY, _tls_off),
     LineCheck(TLS_OFF, ("rejectUnauthorized", "NODE_TLS_REJECT_UNAUTHORIZED"), JS_FAMILY,
               _not_in_tests(r"\brejectUnauthorized\s*:\s*false\b"
                             r"|NODE_TLS_REJECT_UNAUTHORIZED\b.*=\s*(\"|')?0", "raw")),

@@ -5,9 +5,12 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from review_agent.checks.base import FileInfo, Rule, finding, first_line
+from review_agent.checks.locks import upgrade_only
+from review_agent.checks.lost_tests import lost_tests, test_defs
+from review_agent.checks.neutral import new_behaviour
 from review_agent.checks.paths import LOCK_MANIFESTS, SOURCE, is_test_file_name
 from review_agent.records import FileChange, Finding
 
@@ -36,53 +39,40 @@ _ARTIFACTS = frozenset({".pyc", ".pyo", ".o", ".obj", ".a", ".so", ".dylib", ".d
                         ".class", ".jar", ".war", ".whl", ".egg", ".zip", ".tar", ".gz", ".tgz",
                         ".bz2", ".xz", ".7z", ".rar", ".bin", ".dmg", ".iso", ".pkl", ".db",
                         ".sqlite", ".sqlite3"})
-_TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\("
-                       r"|^\s*(?:it|test)\s*\(\s*(['\"`])(.+?)\2"
-                       r"|^func\s+(Test\w+)\s*\(")
-
-
-def _test_names(fc: FileChange, kind: str) -> list[tuple[str, int]]:
-    """(test name, nearest new-side line) for test definitions on `kind` lines."""
-    out: list[tuple[str, int]] = []
-    for hunk in fc.hunks:
-        next_new = hunk.new_start
-        last_new = max(1, hunk.new_start + hunk.new_len - 1)
-        for ln in hunk.lines:
-            if ln.new_no is not None:
-                next_new = ln.new_no + 1
-            if ln.kind != kind:
-                continue
-            m = _TEST_DEF.match(ln.text)
-            if m is not None:
-                name = m.group(1) or m.group(3) or m.group(4)
-                anchor = ln.new_no if ln.new_no is not None else min(next_new, last_new)
-                out.append((name, max(1, anchor)))
-    return out
-
-
-def tests_deleted(infos: Iterable[FileInfo]) -> list[Finding]:
-    infos = [i for i in infos if i.is_test]
-    added = {name for i in infos for name, _ in _test_names(i.change, "+")}
+def tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
+    """Tests the change removes and nothing in it replaces or retires (lost_tests.py)."""
+    lost = lost_tests(infos)
     out: list[Finding] = []
     for info in infos:
         fc = info.change
-        removed = [(n, line) for n, line in _test_names(fc, "-") if n not in added]
+        if not info.is_test:
+            continue
+        removed = lost.get(fc.path, [])
         if fc.status == "D":
-            gone = _test_names(fc, "-")
             # moved tests are not lost; a deleted helper or fixture is not a test
-            if removed or (not gone and is_test_file_name(fc.path)):
+            if removed or (not test_defs(info, "-") and is_test_file_name(fc.path)
+                           and not _retired_file(fc.path, infos)):
                 out.append(finding(TESTS_DELETED, fc.path, 1,
                                    "test file deleted: the behaviour it guarded is no longer "
                                    "checked; make sure that is intended"))
         elif removed:
-            names = ", ".join(n for n, _ in removed[:3]) + (", …" if len(removed) > 3 else "")
+            names = ", ".join(t.name for t in removed[:3]) + (", …" if len(removed) > 3 else "")
             many = len(removed) > 1
             count = f"{len(removed)} tests" if many else "1 test"
-            out.append(finding(TESTS_DELETED, fc.path, removed[0][1],
+            out.append(finding(TESTS_DELETED, fc.path, removed[0].line,
                                f"{count} removed ({names}): the behaviour "
                                f"{'they' if many else 'it'} guarded is no longer checked; make "
                                "sure that is intended"))
     return out
+
+
+def _retired_file(path: str, infos: Sequence[FileInfo]) -> bool:
+    """A test file deleted with the source file it is named after."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    stem = re.sub(r"^test_|_test$|\.(test|spec)$", "", stem)
+    return any(i.change.status == "D" and not i.is_test
+               and posixpath.splitext(posixpath.basename(i.change.path))[0] == stem
+               for i in infos)
 
 
 def untested_change(infos: list[FileInfo], has_tests: bool | None) -> list[Finding]:
@@ -91,8 +81,13 @@ def untested_change(infos: list[FileInfo], has_tests: bool | None) -> list[Findi
         return []
     source = [i for i in infos
               if i.language in SOURCE and not (i.is_script or i.skipped)
+              and not i.change.path.endswith(".pyi")
               and i.change.status in ("A", "M", "R", "C") and i.code_added > 0]
-    total = sum(i.code_added for i in source)
+    # moved code, annotations and typing imports are no new behaviour
+    removed = [c for i in infos for c in i.removed_code]
+    sizes = {i.change.path: new_behaviour(i.added_code, removed, i.language) for i in source}
+    source = [i for i in source if sizes[i.change.path] > 0]
+    total = sum(sizes[i.change.path] for i in source)
     if total < UNTESTED_MIN_LINES:
         return []
     first = source[0].change
@@ -108,7 +103,7 @@ def lock_without_manifest(changes: Iterable[FileChange]) -> list[Finding]:
     for fc in changes:
         name = posixpath.basename(fc.path)
         manifests = LOCK_MANIFESTS.get(name)
-        if manifests is None or fc.status == "D":
+        if manifests is None or fc.status == "D" or upgrade_only(fc):
             continue
         home = posixpath.dirname(fc.path)
         # a workspace lock at the root also covers manifests of member packages below it

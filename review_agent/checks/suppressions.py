@@ -30,9 +30,21 @@ _FILE_WIDE = re.compile(r"^(eslint-disable|@ts-nocheck|(ruff|flake8)\s*:\s*noqa"
                         r"|mypy\s*:\s*ignore-errors)$", re.IGNORECASE)
 
 
+# a comment line: the reason for a suppression is often written just above it
+_COMMENT_LINE = re.compile(r"^\s*(#|//|/\*|\*|--|;|<!--|%)")
+
+
+def reason_above(line: Line) -> bool:
+    """The line above is a comment in words: the author explained what follows."""
+    if not _COMMENT_LINE.match(line.previous):
+        return False
+    words = _SUPPRESS.sub("", line.previous.strip().lstrip("#/*-;<!% "))
+    return len(_REASON.findall(words)) >= 2
+
+
 def _suppression(info: FileInfo, line: Line) -> str | None:
     m = _SUPPRESS.search(line.comment)
-    if m is None:
+    if m is None or reason_above(line):
         return None
     what = " ".join(m.group("what").split())
     codes = m.group("codes") or ""
@@ -54,9 +66,15 @@ def _suppression(info: FileInfo, line: Line) -> str | None:
 _TODO = re.compile(r"(^|[\s*#/!-])(?P<tag>TODO|FIXME|XXX|HACK)\b(?P<tail>\s*(\(|:|\s\w|$))")
 
 
+# "TODO: drop this once Python 3.9 is gone", "TODO(v3): ...": a dated reminder, not unfinished work
+_VERSION_GATED = re.compile(
+    r"^\((v?\d|py\d|python|node|go)|\b\d+\.\d+\b|\bpy(thon)?\s*[23]\b|\bnode(\.?js)?\s*v?\d+"
+    r"|\bgo\s*1\.\d+|deprecat|\bv\d+\b|\bnext major\b", re.IGNORECASE)
+
+
 def _todo(info: FileInfo, line: Line) -> str | None:
     m = _TODO.search(line.comment)
-    if m is None:
+    if m is None or _VERSION_GATED.search(line.comment[m.end("tag"):].lstrip(" :")):
         return None
     # a tag mentioned mid-sentence ("see the TODO list") is prose, not a marker
     before = line.comment[: m.start("tag")].strip(" \t*#/!-")

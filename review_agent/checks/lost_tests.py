@@ -1,0 +1,222 @@
+"""Which removed tests are really lost: not renamed, moved, folded, skipped or retired with
+the code they covered.
+
+A reviewer asks "does this change check less than before?". A test whose definition line
+was removed is not lost when the change also
+- defines a test of the same name elsewhere (moved, or `it('x'` became `it.skip('x'`);
+- adds a test in its place in the same file (a rename: a typo fixed, a description reworded);
+- adds cases to a parametrized or table-driven test of that file (tests folded into one);
+- deletes the code it exercised (a definition its name or body names is gone).
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from review_agent.checks.base import FileInfo
+
+# Python `def test_x(`, JS/TS `it('x'` / `test.skip('x'` / `it.each`...`('x'`, Go `func TestX(`
+_MODS = (r"(?:\s*\.\s*(?:skip|only|concurrent|failing|sequential|serial|todo|fails|skipIf\([^)]*\)"
+         r"|runIf\([^)]*\)|each\s*(?:\([^()]*\)|`[^`]*`)?))*")
+TEST_DEF = re.compile(
+    r"^\s*(?:async\s+)?def\s+(?P<py>test\w*)\s*\("
+    r"|^\s*;?\s*(?:(?:it|test)(?P<mods>" + _MODS + r")"
+    # `(cond ? it.skip : it)('x'`: a test skipped on some platforms
+    r"|\(.*\?\s*(?:it|test)[\w.]*\s*:\s*(?:it|test)[\w.]*\s*\))"
+    r"\s*\(\s*(?P<q>['\"`])(?P<js>.+?)(?P=q)"
+    r"|^func\s+(?P<go>Test\w+)\s*\(")
+# a test that runs many cases: adding a case to it can replace several single tests
+_PARAMETRIZED = re.compile(r"parametrize|\.each\b|\bt\.Run\(|\bsubTest\("
+                           r"|@pytest\.fixture\([^)]*params|\bcases\b|\btests\s*:?=\s*\[\]struct|\btestCases\b|\btable\b")
+PARAMETRIZED_REACH = 40  # new-side lines above a hunk that may hold the decorator or table
+# definitions in source files: when one is gone, the tests that named it retire with it
+_DEFINITION = re.compile(
+    r"^\s*(?:export\s+)?(?:async\s+)?(?:def|class|function\*?|fn|func(?:\s*\([^)]*\))?)\s+(\w+)"
+    r"|^\s*(?:export\s+)?(?:const|let|var)\s+(\w+)\s*="
+    r"|^\s*(?:static\s+|async\s+|get\s+|set\s+)*#?(\w+)\s*\([^)]*\)\s*\{"
+    r"|^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]"
+    r"|^\s*(\w+)\s*:\s*(?:async\s+)?function\b")
+_NOT_NAMES = frozenset({"if", "for", "while", "switch", "catch", "function", "return", "with",
+                        "constructor", "super", "else", "elif", "try", "do", "new", "typeof"})
+MIN_NAME = 4  # shorter definition names (`get`, `run`) say too little to tie a test to them
+
+
+class TestDef(NamedTuple):
+    name: str
+    path: str
+    line: int  # nearest new-side line
+    body: str  # the removed lines after it, up to the next test (removed tests only)
+
+
+def _match_name(text: str) -> tuple[str, str] | None:
+    m = TEST_DEF.match(text)
+    if m is None:
+        return None
+    return (m.group("py") or m.group("js") or m.group("go"), m.group("mods") or "")
+
+
+def test_defs(info: FileInfo, kind: str) -> list[TestDef]:
+    """Test definitions on `kind` ("+" or "-") lines, with the removed body of each."""
+    out: list[TestDef] = []
+    fc = info.change
+    for hunk in fc.hunks:
+        next_new = hunk.new_start
+        last_new = max(1, hunk.new_start + hunk.new_len - 1)
+        body: list[str] | None = None
+        for ln in hunk.lines:
+            if ln.new_no is not None:
+                next_new = ln.new_no + 1
+            if ln.kind != kind:
+                continue
+            found = _match_name(ln.text)
+            if found is None:
+                if body is not None:
+                    body.append(ln.text)
+                continue
+            if body is not None and out:
+                out[-1] = out[-1]._replace(body="\n".join(body))
+            anchor = ln.new_no if ln.new_no is not None else min(next_new, last_new)
+            out.append(TestDef(found[0], fc.path, max(1, anchor), ""))
+            body = []
+        if body is not None and out:
+            out[-1] = out[-1]._replace(body="\n".join(body))
+    return out
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")
+MIN_IDENTIFIER = 6  # a gone identifier this long (`ENOENT`, `pathsend`) names a feature
+
+
+def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:
+    """What source code lost: names defined on removed lines and defined on no added line,
+    and longer identifiers (also inside strings: `"http.response.pathsend"`) that the
+    removed lines use and no added line of the change mentions any more."""
+    removed: set[str] = set()
+    added: set[str] = set()
+    words_removed: set[str] = set()
+    words_added: set[str] = set()
+    for info in infos:
+        for ln in (ln for h in info.change.hunks for ln in h.lines if ln.kind != " "):
+            words = set(_IDENTIFIER.findall(ln.text))
+            if ln.kind == "+":
+                words_added |= words
+            elif not info.is_test:
+                words_removed |= words
+            if info.is_test:
+                continue
+            m = _DEFINITION.match(ln.text)
+            name = next((g for g in m.groups() if g), "") if m else ""
+            if len(name) < MIN_NAME or name in _NOT_NAMES:
+                continue
+            (removed if ln.kind == "-" else added).add(name)
+    return (removed - added) | (words_removed - words_added)
+
+
+def _deleted_stems(infos: Iterable[FileInfo]) -> set[str]:
+    """Base names (without extension) of deleted source files: `app` for `src/app.py`."""
+    return {_norm(posixpath.splitext(posixpath.basename(i.change.path))[0])
+            for i in infos if i.change.status == "D" and not i.is_test and i.language}
+
+
+def _test_stem(path: str) -> str:
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    return _norm(re.sub(r"^test_|_test$|\.(test|spec)$|Tests?$", "", stem))
+
+
+def _retired(t: TestDef, gone: set[str], gone_norm: set[str], stems: set[str]) -> bool:
+    """The test exercised code this change deletes."""
+    name = _norm(t.name)
+    if any(g in name for g in gone_norm):
+        return True
+    if gone and any(re.search(rf"\b{re.escape(g)}\b", t.body) for g in gone):
+        return True
+    return _test_stem(t.path) in stems
+
+
+def _parametrized_near(info: FileInfo) -> bool:
+    """The change adds lines to a parametrized or table-driven test of this file."""
+    lines = info.new_lines
+    for hunk in info.change.hunks:
+        if not any(ln.kind == "+" for ln in hunk.lines):
+            continue
+        if lines is not None:
+            lo = max(0, hunk.new_start - 1 - PARAMETRIZED_REACH)
+            window = lines[lo: hunk.new_start - 1 + hunk.new_len]
+        else:
+            window = [ln.text for ln in hunk.lines if ln.kind != "-"]
+        if any(_PARAMETRIZED.search(text) for text in window):
+            return True
+    return False
+
+
+def _pair_renames(removed: list[TestDef], added: list[TestDef]) -> list[TestDef]:
+    """Pair each added test with the most similar removed one of its file; the unpaired
+    removed tests are returned."""
+    left = list(removed)
+    for a in sorted(added, key=lambda a: a.name):
+        if not left:
+            break
+        best = max(left, key=lambda r: difflib.SequenceMatcher(None, r.name, a.name).ratio())
+        left.remove(best)
+    return left
+
+
+MOVED_SIMILAR = 0.75  # a test moved to another file and renamed keeps most of its name
+
+
+def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str) -> bool:
+    """A test of the same or a very similar name was added in another file."""
+    name = _norm(t.name)
+    for other, defs in added.items():
+        if other == path:
+            continue
+        for a in defs:
+            an = _norm(a.name)
+            if name in an or an in name or \
+                    difflib.SequenceMatcher(None, name, an).ratio() >= MOVED_SIMILAR:
+                return True
+    return False
+
+
+def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
+    """Per test file, the removed tests nothing in the change replaces or retires."""
+    tests = [i for i in infos if i.is_test]
+    removed = {i.change.path: test_defs(i, "-") for i in tests}
+    added = {i.change.path: test_defs(i, "+") for i in tests}
+    if not any(removed.values()):
+        return {}
+    # a name defined again anywhere (moved, re-marked with .skip/.only) is not lost
+    names_added: dict[str, int] = {}
+    for defs in added.values():
+        for t in defs:
+            names_added[t.name] = names_added.get(t.name, 0) + 1
+    gone = _gone_definitions(infos)
+    gone_norm = {_norm(g) for g in gone if len(g) >= MIN_NAME}
+    stems = _deleted_stems(infos)
+    out: dict[str, list[TestDef]] = {}
+    for info in tests:
+        path = info.change.path
+        left: list[TestDef] = []
+        for t in removed[path]:
+            if names_added.get(t.name, 0) > 0:
+                names_added[t.name] -= 1
+            elif not _retired(t, gone, gone_norm, stems):
+                left.append(t)
+        if not left:
+            continue
+        fresh = [a for a in added[path] if a.name not in {r.name for r in removed[path]}]
+        left = _pair_renames(left, fresh)
+        left = [t for t in left if not _moved_renamed(t, added, path)]
+        if left and info.change.status != "D" and _parametrized_near(info):
+            left = []
+        if left:
+            out[path] = left
+    return out
