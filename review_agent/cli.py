@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     grp.add_argument("--staged", action="store_true")
     grp.add_argument("--base", metavar="REV")
     p.add_argument("--head", metavar="REV")
+    p.add_argument("--config-from", choices=("base", "head"), default=None,
+                   help="with --base: whose configuration reviews the range (default base)")
     _common(p)
 
     p = sub.add_parser("ci", help="review the branch in CI and write reports")

@@ -10,6 +10,10 @@ from typing import Any, NamedTuple
 from review_agent.errors import ConfigError
 
 FAIL_ON = ("error", "warning", "info", "never")
+MAX_CONFIG_BYTES = 1024 * 1024  # a configuration file larger than this is not read
+MAX_STRING = 4096
+MAX_LIST = 10_000
+MAX_SECONDS = 86_400
 
 
 class Options(NamedTuple):
@@ -34,11 +38,15 @@ class Options(NamedTuple):
     token_budget: int = 12_000
     workers: int = 4
     baseline: str | None = None  # a JSON report whose findings are hidden (see baseline.py)
+    # hosts a repository-named base_url may send the API key to (user config / env only)
+    allow_hosts: tuple[str, ...] = ()
+    api_key_allowed: bool = True  # False: the base URL only repository files name
+    report_exemptions: bool = False  # range reviews: a change that exempts itself is reported
 
 
 def _str(v: Any) -> str:
-    if not isinstance(v, str):
-        raise TypeError("a string")
+    if not isinstance(v, str) or len(v) > MAX_STRING or "\0" in v:
+        raise TypeError(f"a string of at most {MAX_STRING} characters")
     return v
 
 
@@ -54,11 +62,29 @@ def _int(v: Any) -> int:
     return v
 
 
+def _upto(high: int) -> Callable[[Any], int]:
+    """A whole number 0..high: a hostile config cannot ask for 10**9 threads or lines."""
+    def conv(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= high:
+            raise TypeError(f"a whole number from 0 to {high}")
+        return v
+
+    return conv
+
+
+def _seconds(v: Any) -> float:
+    out = _num(v)
+    if out > MAX_SECONDS:
+        raise TypeError(f"a positive number up to {MAX_SECONDS}")
+    return out
+
+
 def _strs(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
-        return (v,)
-    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise TypeError("a list of strings")
+        v = [v]
+    if (not isinstance(v, list) or len(v) > MAX_LIST
+            or not all(isinstance(x, str) and len(x) <= MAX_STRING for x in v)):
+        raise TypeError(f"a list of strings (at most {MAX_LIST})")
     return tuple(v)
 
 
@@ -66,12 +92,19 @@ def _regexes(v: Any) -> tuple[str, ...]:
     import re
 
     out = _strs(v)
-    for rx in out:
+    for i, rx in enumerate(out, 1):
         try:
             re.compile(rx)
-        except re.error as exc:
-            raise TypeError(f"a list of valid regexes ({rx!r}: {exc})") from None
+        except (re.error, RecursionError, OverflowError) as exc:
+            # the position, not the pattern: a config's text is never echoed
+            where = getattr(exc, "pos", None)
+            at = f" at character {where}" if isinstance(where, int) else ""
+            raise TypeError(f"a list of valid regexes (entry {i} is not one{at})") from None
     return out
+
+
+def _hosts(v: Any) -> tuple[str, ...]:
+    return tuple(h.strip().lower().rstrip(".") for h in _strs(v) if h.strip())
 
 
 def _fail_on(v: Any) -> str:
@@ -90,26 +123,42 @@ def _bool(v: Any) -> bool:
 KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "model": ("model", _str),
     "base_url": ("base_url", _str),
-    "timeout": ("timeout", _num),
+    "timeout": ("timeout", _seconds),
     "fail_on": ("fail_on", _fail_on),
-    "context_lines": ("context_lines", _int),
-    "max_context_bytes": ("max_context_bytes", _int),
+    "context_lines": ("context_lines", _upto(10_000)),
+    "max_context_bytes": ("max_context_bytes", _upto(1 << 30)),
     "exclude": ("exclude", _strs),
     "prompts_dir": ("prompts_dir", _str),
     "graph": ("graph", _str),
     "disable": ("disable", _strs),
-    "max_findings": ("max_findings", _int),
+    "max_findings": ("max_findings", _upto(1_000_000)),
     "strict": ("strict", _bool),
-    "max_iterations": ("max_iterations", _int),
+    "max_iterations": ("max_iterations", _upto(100)),
     "cache": ("cache", _bool),
-    "token_budget": ("token_budget", _int),
-    "workers": ("workers", _int),
+    "token_budget": ("token_budget", _upto(10_000_000)),
+    "workers": ("workers", _upto(64)),
     "baseline": ("baseline", _str),
+}
+# keys only the user's own configuration (outside every repository) may set
+USER_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "allow_hosts": ("allow_hosts", _hosts),
 }
 SECRETS_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "allow": ("secrets_allow", _regexes),
     "allow_paths": ("secrets_allow_paths", _strs),
 }
+
+
+def decode_config(blob: bytes, source: str) -> str:
+    """The text of a configuration file; oversized, binary or non-UTF-8 files are refused."""
+    if len(blob) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{source}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not read")
+    if b"\0" in blob:
+        raise ConfigError(f"{source}: is a binary file, not a configuration")
+    try:
+        return blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: is not UTF-8 text (byte {exc.start})") from None
 
 
 def parse_yaml_config(text: str, source: str) -> dict[str, Any]:
@@ -122,6 +171,9 @@ def parse_yaml_config(text: str, source: str) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{source}:{where} is not valid YAML") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError):
+        raise ConfigError(f"{source}: is not a usable YAML configuration (nested too deeply "
+                          "or too large)") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -137,7 +189,11 @@ def parse_pyproject(text: str, source: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        # tomllib's message is "<problem> (at line L, column C)": no text of the file
         raise ConfigError(f"{source}: is not valid TOML ({exc})") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError):
+        raise ConfigError(f"{source}: is not a usable TOML file (nested too deeply or too "
+                          "large)") from None
     tool = data.get("tool", {})
     section = tool.get("review-agent", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict):
@@ -145,56 +201,117 @@ def parse_pyproject(text: str, source: str) -> dict[str, Any]:
     return section
 
 
+def parse_config_blob(blob: bytes, source: str) -> dict[str, Any]:
+    """A configuration file's mapping: TOML for `*.toml` ([tool.review-agent]), else YAML."""
+    text = decode_config(blob, source)
+    if source.endswith(".toml"):
+        return parse_pyproject(text, source)
+    return parse_yaml_config(text, source)
+
+
 def read_config(read: Callable[[str], bytes | None], explicit: str | None = None
                 ) -> tuple[dict[str, Any], str | None]:
     """Find and parse the configuration through `read(relpath)` (work tree or a revision).
 
     Returns the raw mapping and where it came from. `.review-agent.yaml` wins over
-    pyproject.toml when both exist.
+    pyproject.toml when both exist. `explicit` (--config FILE) is read from the file system.
     """
     if explicit is not None:
-        path = Path(explicit)
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(explicit, "rb") as fh:
+                data = fh.read(MAX_CONFIG_BYTES + 1)
         except OSError as exc:
             raise ConfigError(f"cannot read config {explicit}: {exc.strerror}") from None
-        if path.suffix == ".toml":
-            return parse_pyproject(text, explicit), explicit
-        return parse_yaml_config(text, explicit), explicit
+        return parse_config_blob(data, explicit), explicit
     for name in (".review-agent.yaml", ".review-agent.yml"):
         blob = read(name)
         if blob is not None:
-            return parse_yaml_config(blob.decode("utf-8", "replace"), name), name
+            return parse_config_blob(blob, name), name
     blob = read("pyproject.toml")
     if blob is not None:
-        section = parse_pyproject(blob.decode("utf-8", "replace"), "pyproject.toml")
+        section = parse_config_blob(blob, "pyproject.toml")
         if section:
             return section, "pyproject.toml"
     return {}, None
 
 
-def apply_config(base: Options, raw: Mapping[str, Any], source: str, warn: Callable[[str], None]
-                 ) -> Options:
-    """Overlay a raw config mapping on options; unknown keys warn, wrong types raise."""
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """`$XDG_CONFIG_HOME/review-agent/config.yaml` (default `~/.config/...`)."""
+    base = env.get("XDG_CONFIG_HOME", "").strip()
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
+    return root / "review-agent" / "config.yaml"
+
+
+def read_user_config(env: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
+    """The user's own configuration, outside every repository; absent is empty."""
+    path = user_config_path(env)
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise ConfigError(f"cannot read user config {path}: {exc.strerror}") from None
+    return parse_config_blob(blob, str(path)), str(path)
+
+
+def apply_config(base: Options, raw: Mapping[str, Any], source: str, warn: Callable[[str], None],
+                 *, lenient: bool = False, user: bool = False) -> Options:
+    """Overlay a raw config mapping on options; unknown keys warn, wrong types raise.
+
+    `lenient` (inside the hook): a wrong value is a warning and that key keeps its default,
+    so one typo never switches the rest of the configuration, or the review, off. `user`:
+    the user's own configuration, the only one that may set `allow_hosts`.
+    """
+    return base._replace(**config_updates(raw, source, warn, lenient=lenient, user=user))
+
+
+def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], None], *,
+                   lenient: bool = False, user: bool = False) -> dict[str, Any]:
+    """The Options fields a raw mapping sets (see apply_config)."""
+    from review_agent.report.common import one_line
+
     updates: dict[str, Any] = {}
+
+    def convert(spec: tuple[str, Callable[[Any], Any]], value: Any, key: str) -> None:
+        try:
+            updates[spec[0]] = _convert(spec[1], value, key, source)
+        except ConfigError as exc:
+            if not lenient:
+                raise
+            warn(f"{exc}; using the default")
+
     for key, value in raw.items():
+        shown = one_line(str(key))[:60]
         norm = str(key).replace("-", "_")
         if norm == "secrets":
             if not isinstance(value, dict):
-                raise ConfigError(f"{source}: 'secrets' must be a mapping")
+                if not lenient:
+                    raise ConfigError(f"{source}: 'secrets' must be a mapping")
+                warn(f"{source}: 'secrets' must be a mapping; using the defaults")
+                continue
             for skey, svalue in value.items():
                 spec = SECRETS_KEYS.get(str(skey).replace("-", "_"))
                 if spec is None:
-                    warn(f"{source}: unknown key 'secrets.{skey}' ignored")
+                    warn(f"{source}: unknown key 'secrets.{one_line(str(skey))[:60]}' ignored")
                     continue
-                updates[spec[0]] = _convert(spec[1], svalue, f"secrets.{skey}", source)
+                convert(spec, svalue, f"secrets.{skey}")
+            continue
+        if norm in USER_KEYS:
+            if not user:
+                warn(f"{source}: '{shown}' is read only from the user's own configuration "
+                     "(outside the repository); ignored")
+                continue
+            convert(USER_KEYS[norm], value, shown)
             continue
         spec = KEYS.get(norm)
         if spec is None:
-            warn(f"{source}: unknown key '{key}' ignored")
+            warn(f"{source}: unknown key '{shown}' ignored")
             continue
-        updates[spec[0]] = _convert(spec[1], value, str(key), source)
-    return base._replace(**updates)
+        convert(spec, value, shown)
+    if "disable" in updates:
+        check_disable(updates["disable"], source, warn)
+    return updates
 
 
 def _convert(conv: Callable[[Any], Any], value: Any, key: str, source: str) -> Any:
@@ -202,3 +319,33 @@ def _convert(conv: Callable[[Any], Any], value: Any, key: str, source: str) -> A
         return conv(value)
     except TypeError as exc:
         raise ConfigError(f"{source}: '{key}' must be {exc}") from None
+
+
+SOURCES = ("builtin", "secrets", "model")
+
+
+def known_rule_ids() -> list[str]:
+    """Every rule id `disable` can name that we know of (model rule ids are open-ended)."""
+    from review_agent.checks import RULES
+    from review_agent.secrets import RULES as SECRET_RULES
+
+    return [*SOURCES, *RULES, *(f"secret/{r.id}" for r in SECRET_RULES)]
+
+
+def check_disable(entries: tuple[str, ...], source: str, warn: Callable[[str], None]) -> None:
+    """An unknown id in `disable` is a warning naming the closest known one (a typo would
+    otherwise keep the rule on, or look like it switched one off, without a word)."""
+    import difflib
+
+    from review_agent.report.common import one_line
+
+    known = known_rule_ids()
+    ids = set(known)
+    for entry in entries:
+        name = entry.rstrip("/")
+        if entry in ids or name in SOURCES or (
+                entry.endswith("/") and any(k.startswith(entry) for k in known)):
+            continue
+        close = difflib.get_close_matches(entry, known, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else " (kept: it may be a model rule)"
+        warn(f"{source}: disable: no rule '{one_line(entry)[:60]}'{hint}")

@@ -13,6 +13,7 @@ import posixpath
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from review_agent import diff
 from review_agent.errors import GitError, NotAGitRepository
@@ -32,6 +33,12 @@ DIFF_OPTIONS = (
     "--ignore-submodules=none",
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
 )
+
+
+# Before every command: nothing the repository configures may run. `core.fsmonitor` names
+# a program that `diff-index` and `ls-files` execute; no pager; quoted paths stay raw.
+SAFE_CONFIG = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
+SYMLINK_MODE = "120000"
 
 
 def git_env() -> dict[str, str]:
@@ -55,8 +62,8 @@ def _git(root: str | Path, *args: str, stdin: bytes | None = None,
         env["GIT_TERMINAL_PROMPT"] = "0"
         stdin = b"" if stdin is None else stdin
     try:
-        res = run(("git", "-c", "core.quotePath=false", *args), cwd=root, stdin=stdin,
-                  env=env, timeout=timeout)
+        res = run(("git", *SAFE_CONFIG, *args), cwd=root, stdin=stdin, env=env,
+                  timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GitError(f"git {args[0]} timed out after {timeout:g}s") from None
     except (FileNotFoundError, NotADirectoryError):
@@ -231,6 +238,49 @@ def show(root: str | Path, rev: str, path: str) -> bytes | None:
         return None
     res = _git(root, "cat-file", "blob", f"{rev}:{path}", ok=range(256))
     return res.stdout if res.returncode == 0 else None
+
+
+class TreeEntry(NamedTuple):
+    """One entry of a tree: `100644`/`100755` files, `120000` symlinks, `040000` trees."""
+
+    mode: str
+    kind: str  # blob | tree | commit
+    sha: str
+    size: int  # -1 for trees and submodules
+    name: str
+
+
+def _tree_entries(root: str | Path, rev: str, path: str) -> list[TreeEntry]:
+    if not rev or rev.startswith("-"):
+        return []
+    res = _git(root, "ls-tree", "-z", "-l", "--full-tree", rev, "--", f":(top,literal){path}",
+               ok=range(256))
+    if res.returncode != 0:
+        return []
+    out = []
+    for record in res.stdout.split(b"\0"):
+        meta, tab, name = record.partition(b"\t")
+        fields = meta.decode("ascii", "replace").split()
+        if not tab or len(fields) != 4:
+            continue
+        size = int(fields[3]) if fields[3].isdigit() else -1
+        out.append(TreeEntry(fields[0], fields[1], fields[2], size,
+                             name.decode("utf-8", "surrogateescape")))
+    return out
+
+
+def tree_entry(root: str | Path, rev: str, path: str) -> TreeEntry | None:
+    """The entry `path` (from the top level) names in `rev`'s tree, without following links."""
+    want = posixpath.normpath(path)
+    return next((e for e in _tree_entries(root, rev, want) if e.name == want), None)
+
+
+def tree_listing(root: str | Path, rev: str, directory: str) -> list[TreeEntry]:
+    """The entries directly inside `directory` in `rev`'s tree (none when it is not a tree)."""
+    entry = tree_entry(root, rev, directory)
+    if entry is None or entry.kind != "tree":
+        return []
+    return _tree_entries(root, rev, posixpath.normpath(directory) + "/")
 
 
 def config_get(root: str | Path, key: str) -> str | None:

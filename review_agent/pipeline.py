@@ -169,6 +169,7 @@ def make_model(options: Options) -> ModelAdapter:
         cache=options.cache,
         token_budget=options.token_budget,
         workers=options.workers,
+        send_key=options.api_key_allowed,
     ))
 
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import Repo, git
 
 from review_agent.cli import main
+from review_agent.errors import ConfigError
 
 SCHEMA = json.loads(Path("/work/shared/data/sarif-schema-2.1.0.json").read_text())
 APP = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -440,7 +441,8 @@ def test_prompts_from_base_revision(repo_with_commit: Repo) -> None:
     assert prompts_from_base(root, base, "rp") == {"reviewer.md.j2": "base reviewer\n"}
     assert prompts_from_base(root, base, "./rp/") == {"reviewer.md.j2": "base reviewer\n"}
     assert prompts_from_base(root, base, None) is None
-    assert prompts_from_base(root, base, str(root / "rp")) is None  # absolute: not pinned
+    with pytest.raises(ConfigError, match="outside the repository"):  # never the work tree
+        prompts_from_base(root, base, str(root / "rp"))
 
 
 def test_a_secret_never_appears_whole_in_any_format(world: World, tmp_path: Path,

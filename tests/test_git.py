@@ -209,6 +209,6 @@ def test_staged_change_runs_at_most_three_read_only_git_processes(
     assert len(no_head) == 3
     assert len(with_head) == 2
     for call in no_head + with_head:
-        sub = call.replace("-c core.quotePath=false ", "").split(" ")[0]
+        sub = call.replace(" ".join(git.SAFE_CONFIG) + " ", "").split(" ")[0]
         assert sub in ("rev-parse", "hash-object", "diff-index"), call
     assert all("--cached" in c for c in no_head + with_head if "diff-index" in c)

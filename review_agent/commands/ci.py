@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
+import argparse
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TextIO
 
 from review_agent import git
+from review_agent.base_tree import BaseTree
 from review_agent.ci_env import BaseGuess, detect_base
 from review_agent.commands.options import warn
 from review_agent.commands.output import emit, exit_code
-from review_agent.config import Options, apply_config, read_config
+from review_agent.commands.range_options import prompts_from_tree, range_options
+from review_agent.config import Options
 from review_agent.errors import ReviewAgentError
 
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
 FULL_HISTORY = 2**31 - 1  # what `git fetch --unshallow` asks for
-PROMPT_NAMES = ("reviewer", "process_reviewer", "scaffolder", "test_engineer", "documenter",
-                "optimizer")
 
 
 def find_range(root: Path, guess: BaseGuess, head_rev: str) -> tuple[str, str, str]:
@@ -72,76 +72,26 @@ def cli_overrides(options: Options) -> dict[str, Any]:
 
 def options_from_base(root: Path, base_sha: str, options: Options, config_path: str | None,
                       on_warning: Callable[[str], None] = warn) -> Options:
-    """Defaults < the base revision's config (or --config) < the command line."""
-    raw, source = read_config(lambda rel: git.show(root, base_sha, rel), config_path)
-    label = f"{source} (at {base_sha[:12]})" if source and config_path is None else "config"
-    from_base = apply_config(Options(), raw, label, on_warning)
-    return from_base._replace(**cli_overrides(options))
+    """Defaults < the user config < the base revision's config (or --config) < the command
+    line (the fields of `options` that differ from the defaults)."""
+    return range_options(root, base_sha, base_sha, cli_overrides(options), config_path, "base",
+                         on_warning)[0]
 
 
 def prompts_from_base(root: Path, base_sha: str, prompts_dir: str | None
                       ) -> dict[str, str] | None:
-    """`<prompts_dir>/<role>.md.j2` templates as the base revision has them, by file name."""
-    if not prompts_dir or Path(prompts_dir).is_absolute():
-        return None  # no repo prompts, or prompts outside the repository: nothing to pin
-    rel = PurePosixPath(prompts_dir.replace("\\", "/"))
-    names = {f"{n}.md.j2" for n in PROMPT_NAMES}
-    local = root / rel
-    if local.is_dir():  # templates the branch adds are looked up too; they exist only at base
-        names |= {p.name for p in local.glob("*.md.j2")}
-    out: dict[str, str] = {}
-    for name in sorted(names):
-        blob = git.show(root, base_sha, str(rel / name))
-        if blob is not None:
-            out[name] = blob.decode("utf-8", "replace")
-    return out
-
-
-def graph_from_base(root: Path, base_sha: str, graph: str | None) -> str | None:
-    """The graph file to run: a repository graph as the base revision has it.
-
-    A branch that edits the graph (to skip the review nodes, say) is still reviewed under the
-    base's graph. When the branch's copy differs, the base's copy is validated here (errors
-    name the file and the revision) and pinned under the user cache, the one place we write.
-    """
-    if not graph:
-        return graph
-    try:
-        rel = (Path.cwd() / graph).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return graph  # outside the repository: no revision to pin it to
-    blob = git.show(root, base_sha, rel)
-    if blob is None:
-        raise ReviewAgentError(f"graph {rel} does not exist at the base revision "
-                               f"{base_sha[:12]}; add it on the base branch first, or pass "
-                               "--config-from head")
-    local = Path(graph)
-    if local.is_file() and local.read_bytes() == blob:
-        return graph
-    from review_agent.graph.spec import parse_graph
-    from review_agent.models.cache import cache_dir
-    from review_agent.team import NODES
-
-    text = blob.decode("utf-8", "replace")
-    parse_graph(text, NODES, f"{rel} (at {base_sha[:12]})")
-    pinned = cache_dir() / "graphs" / f"{hashlib.sha256(blob).hexdigest()[:32]}.yaml"
-    try:
-        pinned.parent.mkdir(parents=True, exist_ok=True)
-        if not pinned.is_file() or pinned.read_bytes() != blob:
-            tmp = pinned.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_bytes(blob)
-            os.replace(tmp, pinned)
-    except OSError as exc:
-        raise ReviewAgentError(f"cannot keep the base revision's graph {rel} in {pinned.parent}: "
-                               f"{exc.strerror}; pass --config-from head") from None
-    warn(f"graph {rel} differs on this branch: reviewing with the base revision's copy")
-    return str(pinned)
+    """`<prompts_dir>/*.md.j2` templates as the base revision has them, by file name."""
+    if not prompts_dir:
+        return None
+    return prompts_from_tree(BaseTree(root, base_sha), prompts_dir)
 
 
 def ci_command(*, root: Path, base: str | None, head: str | None, options: Options, fmt: str,
                output: str | None, config_from: str, config_path: str | None, stream: TextIO,
                events_path: str | None, env: Mapping[str, str] | None = None,
-               no_color: bool = False, quiet: bool = False, verbose: bool = False) -> int:
+               no_color: bool = False, quiet: bool = False, verbose: bool = False,
+               cli: Mapping[str, Any] | None = None, args: argparse.Namespace | None = None
+               ) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
     from review_agent.pipeline import review_change, review_incomplete
 
@@ -151,13 +101,9 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         raise ReviewAgentError(guess.note)
     head_rev = head or "HEAD"
     base_sha, head_sha, mb = find_range(root, guess, head_rev)
-    prompt_files = None
-    if config_from == "base":
-        options = options_from_base(root, base_sha, options, config_path)
-        prompt_files = prompts_from_base(root, base_sha, options.prompts_dir)
-        options = options._replace(graph=graph_from_base(root, base_sha, options.graph))
-    elif config_from != "head":
-        raise ReviewAgentError(f"--config-from must be base or head, not {config_from!r}")
+    options, prompt_files = range_options(
+        root, base_sha, head_sha, cli_overrides(options) if cli is None else cli, config_path,
+        config_from, warn, args)
     if mb == head_sha:
         warn(f"the base ({guess.source}) already contains {head_rev}: nothing to review")
     change = git.range_change(root, mb, head_sha)

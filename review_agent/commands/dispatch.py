@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from review_agent import git
-from review_agent.commands.options import apply_args, load_options, worktree_reader
+from review_agent.commands.options import apply_args, cli_updates, load_options, worktree_reader
 from review_agent.config import Options
 from review_agent.errors import NotAGitRepository, ReviewAgentError
 
@@ -34,18 +34,16 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         from review_agent.commands.ci import ci_command
 
         root = git.toplevel(Path.cwd())
-        options = load_options(args, worktree_reader(root)) if args.config_from == "head" \
-            else _cli_only(args)
-        return ci_command(root=root, base=args.base, head=args.head, options=options,
+        return ci_command(root=root, base=args.base, head=args.head, options=_cli_only(args),
                           fmt=args.fmt or "text", output=args.output,
                           config_from=args.config_from, config_path=args.config, stream=stream,
                           events_path=args.events, no_color=args.no_color, quiet=args.quiet,
-                          verbose=args.verbose)
+                          verbose=args.verbose, cli=cli_updates(args), args=args)
     if cmd == "run":
         from review_agent.commands.run import run_command
 
         here = _root_or_none()
-        options = load_options(args, worktree_reader(here))
+        options = load_options(args, worktree_reader(here), root=here)
         return run_command(task=args.task, role=args.role, brief_path=args.brief,
                            context_paths=args.context, trigger=args.trigger,
                            prompts_dir=args.prompts, max_iterations=args.max_iterations,
@@ -76,7 +74,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         from review_agent.commands.secrets_cmd import secrets_command, write_and_exit
 
         here = _root_or_none()
-        options = load_options(args, worktree_reader(here))
+        options = load_options(args, worktree_reader(here), root=here)
         report = secrets_command(root=here, staged=args.staged, paths=args.paths,
                                  options=options)
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from review_agent.config import Options, apply_config, read_config
+from review_agent.config import Options, read_config
 from review_agent.errors import ConfigError
 
 
@@ -29,14 +29,38 @@ def worktree_reader(root: Path | None) -> Callable[[str], bytes | None]:
 
 
 def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
-                 on_warning: Callable[[str], None] = warn) -> Options:
-    """Options from the config found through `read` (or --config), then the command line."""
-    raw, source = read_config(read, getattr(args, "config", None))
-    options = apply_config(Options(), raw, source or "config", on_warning)
-    return apply_args(options, args)
+                 on_warning: Callable[[str], None] = warn, *, root: Path | None = None,
+                 lenient: bool = False) -> Options:
+    """Options from the user config, the config found through `read` (or --config), then
+    the command line. `lenient` (the hook): a bad file or value is a warning and a default.
+
+    A --config FILE inside the repository at `root` is a repository file like the one found
+    through `read`; a FILE outside it is the user's own.
+    """
+    from review_agent.settings import inside, layered_options, worktree_paths
+
+    explicit = getattr(args, "config", None)
+    trusted = explicit is not None and (root is None or inside(root, explicit) is None)
+    try:
+        raw, source = read_config(read, explicit)
+    except ConfigError as exc:
+        if not lenient:
+            raise
+        on_warning(f"{exc}; reviewing with the default configuration")
+        raw, source = {}, None
+    options, from_repo = layered_options(raw, source, cli_updates(args), warn=on_warning,
+                                         lenient=lenient, trusted_file=trusted)
+    if root is not None:
+        options = worktree_paths(options, from_repo, root, on_warning, lenient=lenient)
+    return options
 
 
 def apply_args(options: Options, args: argparse.Namespace) -> Options:
+    return options._replace(**cli_updates(args))
+
+
+def cli_updates(args: argparse.Namespace) -> dict[str, Any]:
+    """The Options fields the command line sets."""
     updates: dict[str, Any] = {}
     for field in ("model", "base_url", "timeout", "fail_on", "max_findings"):
         value = getattr(args, field, None)
@@ -56,4 +80,4 @@ def apply_args(options: Options, args: argparse.Namespace) -> Options:
     max_findings = updates.get("max_findings")
     if isinstance(max_findings, int) and max_findings < 0:
         raise ConfigError("--max-findings must be 0 or more")
-    return options._replace(**updates)
+    return updates

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import TextIO
 
 from review_agent import git
-from review_agent.commands.options import load_options, warn, worktree_reader
+from review_agent.commands.options import cli_updates, load_options, warn, worktree_reader
 from review_agent.commands.output import emit, exit_code
+from review_agent.commands.range_options import range_options
 from review_agent.config import Options
-from review_agent.errors import GitError, ReviewAgentError
+from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
 from review_agent.records import NULL_IDS, Change, FileChange
 
 
@@ -30,13 +31,23 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         return 0
     root = git.toplevel(Path.cwd())  # not a repository: exit 2, one line
     try:
-        options = load_options(args, worktree_reader(root))
+        # a bad file or value is a warning and a default: the review, secrets first, runs
+        options = load_options(args, worktree_reader(root), root=root, lenient=True)
         change, label = _hook_change(root, args, env)
         if change is None:
             if not args.quiet:
                 stream.write(f"review-agent: {label}\n")
             return 0
-        return _review_and_report(root, change, options, args, stream, trigger="pre_commit")
+        try:
+            return _review_and_report(root, change, options, args, stream,
+                                      trigger="pre_commit")
+        except (ConfigError, GraphError) as exc:  # the repository prompts or graph: without them
+            if options.prompts_dir is None and options.graph is None:
+                raise
+            warn(f"{exc}; reviewing with the packaged prompts and graph")
+            options = options._replace(prompts_dir=None, graph=None)
+            return _review_and_report(root, change, options, args, stream,
+                                      trigger="pre_commit")
     except ReviewAgentError as exc:
         # Inside a hook our own trouble is a warning: the commit goes on.
         warn(f"{exc}; review skipped")
@@ -45,23 +56,33 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
     root = git.toplevel(Path.cwd())
-    options = load_options(args, worktree_reader(root))
+    prompt_files = None
+    config_from = getattr(args, "config_from", None)
     if args.base:
-        change = range_for(root, args.base, args.head or "HEAD")
+        base_sha, head_sha, mb = range_revisions(root, args.base, args.head or "HEAD")
+        # a range is someone's branch: its rules come from the base revision
+        options, prompt_files = range_options(root, base_sha, head_sha, cli_updates(args),
+                                              args.config, config_from or "base", warn, args)
+        change = git.range_change(root, mb, head_sha)
     else:
         if args.head:
             raise ReviewAgentError("--head goes with --base")
+        if config_from is not None:
+            raise ReviewAgentError("--config-from goes with --base (a staged change is "
+                                   "reviewed with the work tree's configuration)")
+        options = load_options(args, worktree_reader(root), root=root)
         change = git.staged_change(root)
     if not change.files:
         if not args.quiet:
             stream.write("review-agent: nothing to review\n")
         return 0
     trigger = "pre_commit" if not args.base else "review_pipeline"
-    return _review_and_report(root, change, options, args, stream, trigger=trigger)
+    return _review_and_report(root, change, options, args, stream, trigger=trigger,
+                              prompt_files=prompt_files)
 
 
-def range_for(root: Path, base: str, head: str) -> Change:
-    """merge-base(base, head)..head, as `git diff base...head` shows it."""
+def range_revisions(root: Path, base: str, head: str) -> tuple[str, str, str]:
+    """(base, head, merge-base) commit ids: the range `git diff base...head` shows."""
     head_sha = git.resolve(root, head)
     if head_sha is None:
         raise GitError(f"unknown revision {head!r}")
@@ -71,7 +92,7 @@ def range_for(root: Path, base: str, head: str) -> Change:
     mb = git.merge_base(root, base_sha, head_sha)
     if mb is None:
         raise GitError(f"{base} and {head} have no merge-base")
-    return git.range_change(root, mb, head_sha)
+    return base_sha, head_sha, mb
 
 
 def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]
@@ -148,11 +169,12 @@ def _union(root: Path, changes: list[Change]) -> Change:
 
 
 def _review_and_report(root: Path, change: Change, options: Options, args: argparse.Namespace,
-                       stream: TextIO, *, trigger: str) -> int:
+                       stream: TextIO, *, trigger: str,
+                       prompt_files: Mapping[str, str] | None = None) -> int:
     from review_agent.pipeline import review_change, review_incomplete
 
     report = review_change(root, change, options, trigger=trigger,
-                           events_path=getattr(args, "events", None))
+                           events_path=getattr(args, "events", None), prompt_files=prompt_files)
     emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
          no_color=args.no_color, quiet=args.quiet, verbose=args.verbose)
     return exit_code(report, options, review_incomplete(report))

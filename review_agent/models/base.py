@@ -14,6 +14,7 @@ class ModelSettings(NamedTuple):
     cache_dir: str | None = None  # default: $XDG_CACHE_HOME/review-agent
     token_budget: int = 12_000  # per request (estimated tokens)
     workers: int = 4
+    send_key: bool = True  # False: the base URL only repository files name (no API key)
 
 
 class ModelReply(NamedTuple):

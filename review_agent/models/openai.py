@@ -273,11 +273,13 @@ def make(name: str, settings: ModelSettings) -> OpenAIModel:
     env = os.environ
     return OpenAIModel(f"openai:{name}", name,
                        checked_url(resolve_base_url(settings.base_url, env)),
-                       settings, api_key(env, ("REVIEW_AGENT_API_KEY", "OPENAI_API_KEY")))
+                       settings, api_key(env, ("REVIEW_AGENT_API_KEY", "OPENAI_API_KEY"))
+                       if settings.send_key else None)
 
 
 def make_ollama(name: str, settings: ModelSettings) -> OpenAIModel:
     """`ollama:NAME`: localhost:11434 unless a base URL is given; OpenAI's key is not sent."""
     base = (settings.base_url or "").strip() or OLLAMA_URL
     return OpenAIModel(f"ollama:{name}", name, checked_url(base), settings,
-                       api_key(os.environ, ("REVIEW_AGENT_API_KEY",)))
+                       api_key(os.environ, ("REVIEW_AGENT_API_KEY",)) if settings.send_key
+                       else None)

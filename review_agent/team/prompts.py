@@ -39,7 +39,7 @@ def parse_template(name: str, source: str) -> PromptTemplate:
         raise ConfigError(f"prompt {label}: front matter is not closed by '---'")
     try:
         meta = yaml.safe_load(source[4:end])
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # RecursionError: nesting thousands deep
         raise ConfigError(f"prompt {label}: front matter is not valid YAML") from None
     if not isinstance(meta, dict):
         raise ConfigError(f"prompt {label}: front matter must be a mapping")
