@@ -102,7 +102,7 @@ def inside(root: Path, path: str | Path) -> str | None:
     return None
 
 
-PATH_FIELDS = (("graph", "graph"), ("prompts_dir", "prompts_dir"))
+PATH_FIELDS = (("graph", "graph"), ("prompts_dir", "prompts_dir"), ("baseline", "baseline"))
 
 
 def worktree_paths(options: Options, from_repo: frozenset[str], root: Path, warn: Warn, *,
@@ -113,7 +113,7 @@ def worktree_paths(options: Options, from_repo: frozenset[str], root: Path, warn
 
     updates: dict[str, Any] = {}
     for field, what in PATH_FIELDS:
-        value = getattr(options, field)
+        value = getattr(options, field, None)
         if field not in from_repo or not value:
             continue
         try:

@@ -50,7 +50,31 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
         prompt_files = prompts_from_tree(tree, options.prompts_dir)
     if "graph" in from_repo and options.graph:
         options = options._replace(graph=graph_from_tree(tree, head_sha, options.graph, warn))
+    baseline = getattr(options, "baseline", None)
+    if "baseline" in from_repo and baseline:
+        blob = tree.read(baseline, "baseline")
+        if blob is None:
+            raise ConfigError(f"baseline {tree_path(baseline, 'baseline')} does not exist at "
+                              f"the base revision {tree.rev[:12]}")
+        options = options._replace(baseline=str(pin(blob, "baselines", ".json")))
     return options._replace(report_exemptions=True), prompt_files
+
+
+def pin(blob: bytes, kind: str, suffix: str) -> Path:
+    """A base-revision file kept under the user cache (by content), for readers of paths."""
+    from review_agent.models.cache import cache_dir
+
+    pinned = cache_dir() / kind / f"{hashlib.sha256(blob).hexdigest()[:32]}{suffix}"
+    try:
+        pinned.parent.mkdir(parents=True, exist_ok=True)
+        if not pinned.is_file() or pinned.read_bytes() != blob:
+            tmp = pinned.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_bytes(blob)
+            os.replace(tmp, pinned)
+    except OSError as exc:
+        raise ReviewAgentError(f"cannot keep a file of the base revision in {pinned.parent}: "
+                               f"{exc.strerror}; pass --config-from head") from None
+    return pinned
 
 
 def _base_config(tree: BaseTree, config_path: str | None
@@ -94,7 +118,6 @@ def graph_from_tree(tree: BaseTree, head_sha: str, graph: str, warn: Warn) -> st
     the base's graph; the pinned copy is the one place we write.
     """
     from review_agent.graph.spec import parse_graph
-    from review_agent.models.cache import cache_dir
     from review_agent.team import NODES
 
     rel = tree_path(graph, "graph")
@@ -104,17 +127,7 @@ def graph_from_tree(tree: BaseTree, head_sha: str, graph: str, warn: Warn) -> st
                           "add it on the base branch first, or pass --config-from head")
     text = blob.decode("utf-8", "replace")
     parse_graph(text, NODES, f"{rel} ({tree.label})")
-    pinned = cache_dir() / "graphs" / f"{hashlib.sha256(blob).hexdigest()[:32]}.yaml"
-    try:
-        pinned.parent.mkdir(parents=True, exist_ok=True)
-        if not pinned.is_file() or pinned.read_bytes() != blob:
-            tmp = pinned.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_bytes(blob)
-            os.replace(tmp, pinned)
-    except OSError as exc:
-        raise ReviewAgentError(f"cannot keep the base revision's graph {rel} in "
-                               f"{pinned.parent}: {exc.strerror}; pass --config-from head"
-                               ) from None
+    pinned = pin(blob, "graphs", ".yaml")
     at_base, at_head = (git.tree_entry(tree.root, rev, rel) for rev in (tree.rev, head_sha))
     if at_head is None or at_base is None or at_head.sha != at_base.sha:
         warn(f"graph {rel} differs on this branch: reviewing with the base revision's copy")
