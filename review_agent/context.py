@@ -28,7 +28,8 @@ from review_agent.records import (
     Excerpt,
     FileChange,
 )
-from review_agent.secrets import SecretHit
+from review_agent.secrets import SecretHit, known
+from review_agent.secrets.decode import decode_wide
 
 SNIFF = 8192  # bytes looked at for NUL (binary) and generated-code markers
 MINIFIED_AVG = 500  # average line length above which text is minified, not written
@@ -74,11 +75,17 @@ for _lang in ("cpp", "objc"):
     HEADERS[_lang] = HEADERS["c"]
 
 
-def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], options: Options
-                         ) -> ContextBundle:
-    """The bundle a model sees: redacted excerpts of every reviewable file, within the budget."""
+def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], options: Options,
+                         *, recall: bool = True) -> ContextBundle:
+    """The bundle a model sees: redacted excerpts of every reviewable file, within the budget.
+
+    `recall=False` (a model that reads no context, like the builtin one) redacts the
+    precise tier only: nothing leaves the machine, so the recall tier's cost buys nothing.
+    """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     budget = options.max_context_bytes
+    known.reset()  # a new change: what is found in it is redacted everywhere in it
+    path_hits = scan_paths_of(change)
     not_reviewed: list[tuple[str, str]] = []
     staged: list[tuple[tuple[int, str], ContextFile, int, int]] = []
     hits: list[SecretHit] = []
@@ -89,7 +96,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
             not_reviewed.append((fc.path, reason))
             rescan.append(fc)
             continue
-        cf, redacted, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options)
+        cf, redacted, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options, recall)
         if blob_hits is None:
             rescan.append(fc)
         else:  # what scan_change reports: the blob's hits that touch an added line
@@ -119,8 +126,22 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
         redactions += redacted
     kept.sort(key=lambda cf: cf.path)
     not_reviewed.sort()
-    return ContextBundle(tuple(kept), tuple(not_reviewed), used, budget, secret_findings,
-                         redactions)
+    # a value found in one file (or in a path) is masked in every other file, header and path
+    files: tuple[ContextFile, ...] = known.scrub_all(tuple(kept))
+    skipped: tuple[tuple[str, str], ...] = known.scrub_all(tuple(not_reviewed))
+    return ContextBundle(files, skipped, used, budget, secret_findings,
+                         redactions + len(path_hits))
+
+
+def scan_paths_of(change: Change) -> list[SecretHit]:
+    """Secrets in file and directory names (each component scanned like a line of text),
+    remembered so every output masks them."""
+    hits: list[SecretHit] = []
+    for path in sorted({p for fc in change.files for p in (fc.path, fc.old_path) if p}):
+        # one component per line: a path is names, not one long token
+        hits.extend(secrets.scan_text(path.replace("/", "\n"), path, recall=True))
+    known.remember(hits)
+    return hits
 
 
 def _priority(fc: FileChange) -> tuple[int, str]:
@@ -175,7 +196,7 @@ def _minified(blob: bytes) -> bool:
     return len(blob) > 1000 and len(blob) / max(lines, 1) > MINIFIED_AVG
 
 
-def stage_file(fc: FileChange, blob: bytes | None, options: Options
+def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: bool = True
                ) -> tuple[ContextFile, int, list[SecretHit] | None]:
     """A file's excerpts (text already redacted), how many secrets were redacted, and the
     hits of its whole staged blob (None when no blob was scanned).
@@ -190,7 +211,7 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options
     removed_text: dict[int, str] = {}
     if removed:
         text, hits = secrets.redact("\n".join(ln.text for ln in removed), fc.path,
-                                    allow=allow, allow_paths=allow_paths)
+                                    allow=allow, allow_paths=allow_paths, recall=recall)
         redacted += len(hits)
         removed_text = _aligned(text, len(removed))
     blob_hits: list[SecretHit] | None = None
@@ -201,7 +222,7 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options
                               if ln.kind == "-"))
             for h in fc.hunks if any(ln.kind == "-" for ln in h.lines))
     else:
-        new_lines, blob_hits, n = _new_side(fc, blob, options)
+        new_lines, blob_hits, n = _new_side(fc, blob, options, recall)
         redacted += n
         excerpts = _excerpts(fc, new_lines, removed, removed_text, options.context_lines)
     language = "symlink" if fc.is_symlink else language_of(fc.path)
@@ -216,14 +237,14 @@ def _aligned(text: str, count: int) -> dict[int, str]:
     return dict(enumerate(lines))
 
 
-def _new_side(fc: FileChange, blob: bytes | None, options: Options
+def _new_side(fc: FileChange, blob: bytes | None, options: Options, recall: bool
               ) -> tuple[dict[int, str], list[SecretHit] | None, int]:
     """New-side line number -> redacted text (the whole staged blob, else the hunks), the
     blob's hits, and how many secrets were redacted."""
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     if blob is not None:
-        text, hits = secrets.redact(blob.decode("utf-8", "surrogateescape"), fc.path,
-                                    allow=allow, allow_paths=allow_paths)
+        text, hits = secrets.redact(blob_text(blob), fc.path, allow=allow,
+                                    allow_paths=allow_paths, recall=recall)
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()  # the empty piece after a final newline is not a line
@@ -235,11 +256,17 @@ def _new_side(fc: FileChange, blob: bytes | None, options: Options
         if not side:
             continue
         text, hits = secrets.redact("\n".join(ln.text for ln in side), fc.path,
-                                    allow=allow, allow_paths=allow_paths)
+                                    allow=allow, allow_paths=allow_paths, recall=recall)
         n += len(hits)
         for i, t in _aligned(text, len(side)).items():
             out[side[i].new_no or 0] = t
     return out, None, n
+
+
+def blob_text(blob: bytes) -> str:
+    """A staged blob as text: UTF-16/UTF-32 decoded (never sent with NULs), else UTF-8."""
+    wide = decode_wide(blob)
+    return wide if wide is not None else blob.decode("utf-8", "surrogateescape")
 
 
 def _excerpts(fc: FileChange, new_lines: dict[int, str], removed: list[DiffLine],

@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from review_agent import diff
 from review_agent.errors import GitError, NotAGitRepository
 from review_agent.proc import ProcResult, run
+from review_agent.proc import stream as proc_stream
 from review_agent.records import Change
 
 # Variables that change diff output or how pathspecs are read. GIT_INDEX_FILE, GIT_DIR and
@@ -335,6 +336,16 @@ def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int
         out[sha] = data[pos:pos + size]
         pos += size + 1
     return out, sizes
+
+
+def stream_blob(root: str | Path, sha: str) -> Iterator[bytes]:
+    """A blob's bytes in chunks, never whole in memory (the secret scan of a huge file)."""
+    if not sha or not all(c in "0123456789abcdef" for c in sha):
+        raise GitError(f"not an object id: {sha!r}")
+    try:
+        yield from proc_stream(("git", "cat-file", "blob", sha), cwd=root, env=git_env())
+    except OSError as exc:
+        raise GitError(f"cannot read blob {sha[:12]}: {exc.strerror}") from None
 
 
 TEST_PATHSPECS = (

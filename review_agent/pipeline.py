@@ -155,6 +155,13 @@ def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes 
            and 0 < sizes.get(f.new_sha, 0) <= SECRET_SCAN_LIMIT]
     if big:
         blobs.update(git.read_blobs(root, big, SECRET_SCAN_LIMIT))
+    # larger still: streamed, and only the lines holding a secret kept (bounded memory)
+    from review_agent.secrets.stream import skeleton
+
+    for f in change.files:
+        if (f.oversized and blobs.get(f.new_sha) is None
+                and sizes.get(f.new_sha, 0) > SECRET_SCAN_LIMIT):
+            blobs[f.new_sha] = skeleton(git.stream_blob(root, f.new_sha), f.path)
     files = tuple(f._replace(new_size=sizes.get(f.new_sha)) for f in change.files)
     return change._replace(files=files), blobs
 

@@ -308,7 +308,7 @@ def test_secret_in_removed_lines_and_keyword_on_unchanged_line(git_repo: Repo) -
     assert s["password"] not in text and secret_key not in text
     removed = [ln.text for ex in only(bundle, "old.env").excerpts for ln in ex.lines
                if ln.kind == "-"]
-    assert removed[0] == "TOKEN_ID=1" and removed[1].startswith("[REDACTED:")
+    assert removed[0] == "TOKEN_ID=1" and removed[1].startswith("DB_PASSWORD=[REDACTED:")
 
 
 def test_secret_reported_for_excluded_and_skipped_files(repo_with_commit: Repo) -> None:

@@ -74,12 +74,13 @@ def test_nothing_we_print_holds_more_than_a_masked_value() -> None:
             assert not any(p in shown for p in pieces if p not in ours), hit.rule
 
 
-def test_redact_replaces_the_line_keeps_the_rest_byte_for_byte() -> None:
+def test_redact_replaces_the_value_keeps_the_rest_byte_for_byte() -> None:
     text = f"a\x0cb\u2028c\r\ntoken = '{PAT}'\r\n\n  tail  "
     out, hits = redact(text, "a.py")
     assert [h.rule for h in hits] == ["github-pat"]
     lines = out.split("\n")
-    assert lines == ["a\x0cb\u2028c\r", f"[REDACTED:github-pat:{_h6(PAT)}]\r", "", "  tail  "]
+    assert lines == ["a\x0cb\u2028c\r", f"token = '[REDACTED:github-pat:{_h6(PAT)}]'\r", "",
+                     "  tail  "]
     assert PAT not in out
 
 

@@ -24,6 +24,9 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
          quiet: bool, verbose: bool = False) -> None:
     """Write the report to --output (and a summary to stdout) or to stdout."""
     from review_agent.report import writer
+    from review_agent.secrets import known
+
+    report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
 
     if verbose:
         _explain(report)

@@ -165,7 +165,10 @@ def events_writer(path: str | Path) -> tuple[EventSink, Callable[[], None]]:
         raise ReviewAgentError(f"cannot write events to {path}: {exc.strerror}") from None
 
     def write(event: dict[str, Any]) -> None:
-        stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        from review_agent.secrets import known
+
+        line = json.dumps(event, ensure_ascii=False, default=str)
+        stream.write(known.scrub(line) + "\n")  # a secret found in the change never shows
         stream.flush()
 
     return write, stream.close

@@ -16,7 +16,7 @@ from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.chunking import Progress, estimate_tokens, run_pool, split_bundle
 from review_agent.models.http import HttpFailure, call_with_retries, post, safe_url
 from review_agent.records import ContextBundle, Finding
-from review_agent.secrets import redact_values
+from review_agent.secrets import redact_request
 
 T = TypeVar("T")
 
@@ -157,9 +157,10 @@ class OpenAIModel:
     def _ask(self, system: str, user: str, deadline: float,
              read: Callable[[str], T]) -> tuple[T, int, bool]:
         """read(content) of the model's answer, from the cache or over HTTP with retries."""
-        # a role prompt is rendered with the task and brief the user typed: redacted here,
-        # at the wire, like every other text a model reads
-        system = redact_values(system)
+        # the final redaction pass, at the wire: the role prompt (rendered with the task and
+        # brief the user typed) and the user message (the context, already redacted per
+        # file) lose anything that could be a credential and every value found in the change
+        system, user = redact_request(system), redact_request(user)
         k = cache.key(system, user, self.spec, self.base_url)
         root = cache.cache_dir(self.settings.cache_dir)
         if self.settings.cache:

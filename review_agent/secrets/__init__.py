@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from review_agent.secrets.examples import planted_examples
 from review_agent.secrets.hit import SecretHit
-from review_agent.secrets.redaction import hit_finding, mask, redact, redact_values
+from review_agent.secrets.redaction import (
+    hit_finding,
+    mask,
+    redact,
+    redact_request,
+    redact_values,
+)
 from review_agent.secrets.rule import Rule
 from review_agent.secrets.rules import RULES
 from review_agent.secrets.scanner import scan_text
@@ -12,5 +18,5 @@ from review_agent.secrets.staged import scan_change, scan_paths
 
 __all__ = [
     "RULES", "Rule", "SecretHit", "hit_finding", "mask", "planted_examples", "redact",
-    "redact_values", "scan_change", "scan_paths", "scan_text",
+    "redact_request", "redact_values", "scan_change", "scan_paths", "scan_text",
 ]

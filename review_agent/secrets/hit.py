@@ -18,6 +18,9 @@ class SecretHit(NamedTuple):
     reportable: bool  # high-precision tier: reported as a finding (unless allowed)
     allowed: bool  # an allow pragma, regex or path glob: redacted, not reported
     block: bool  # a private key block, removed whole
+    # Where the value sits when it is not one run of characters (a literal split over
+    # lines, a folded YAML scalar): each piece is replaced; empty means (start, end).
+    pieces: tuple[tuple[int, int], ...] = ()
 
     def __repr__(self) -> str:  # keep the value out of logs and tracebacks
         return (f"SecretHit(rule={self.rule!r}, path={self.path!r}, line={self.line}, "

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from review_agent.records import Finding
+from review_agent.secrets import known
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
 
@@ -67,43 +68,86 @@ def placeholder(hit: SecretHit) -> str:
 
 
 def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
-           allow_paths: Sequence[str] = ()) -> tuple[str, list[SecretHit]]:
-    """Replace every line holding a secret (allowed ones too) by a placeholder line.
+           allow_paths: Sequence[str] = (), recall: bool = True
+           ) -> tuple[str, list[SecretHit]]:
+    """Replace every secret (both tiers, allowed ones too, the recall tier included) by a
+    placeholder, keeping the rest of its line: `api_key = [REDACTED:<rule>:<hash6>]`.
 
-    The result has exactly as many lines as `text` (split on "\\n" only); a private key
-    block gets the placeholder on each of its lines. Other lines stay byte for byte.
+    The result has exactly as many lines as `text` (split on "\\n" only): a private key
+    block and a value split over lines get the placeholder on each of their lines. Every
+    detected value is also replaced wherever else it appears in `text`, and remembered for
+    the rest of the change (see `known`).
     """
-    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths)
+    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, recall=recall)
     if not hits:
-        return text, hits
-    lines = text.split("\n")
-    marks: dict[int, str] = {}
+        return known.scrub(text), hits
+    known.remember(hits)
+    return known.scrub(replace_hits(text, hits)), hits
+
+
+def replace_hits(text: str, hits: Sequence[SecretHit]) -> str:
+    """`text` with each hit's characters replaced by its placeholder, line count kept."""
+    spans: list[tuple[int, int, str]] = []
     for hit in hits:
         ph = placeholder(hit)
-        for no in range(hit.line, hit.end_line + 1):
-            marks.setdefault(no - 1, ph)
-    # The same value elsewhere (a password used twice) must not survive either.
-    values = {h.value: placeholder(h) for h in hits if len(h.value) >= 4}
-    for i, line in enumerate(lines):
-        if i not in marks:
-            for value, ph in values.items():
-                if value in line:
-                    marks[i] = ph
-                    break
-    for i, ph in marks.items():
-        lines[i] = ph + ("\r" if lines[i].endswith("\r") else "")
-    return "\n".join(lines), hits
+        if hit.block:
+            spans.extend((s, e, ph) for s, e in _line_pieces(text, hit.start, hit.end, True))
+            continue
+        for s0, e0 in hit.pieces or ((hit.start, hit.end),):
+            spans.extend((s, e, ph) for s, e in _line_pieces(text, s0, e0, False))
+    spans.sort(key=lambda t: (t[0], -t[1]))
+    out: list[str] = []
+    pos = 0
+    for s, e, ph in spans:
+        if e <= pos:
+            continue
+        if s < pos:  # overlapping spans: the earlier placeholder stands for the tail too
+            pos = e
+            continue
+        out.append(text[pos:s])
+        out.append(ph)
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _line_pieces(text: str, start: int, end: int, whole: bool) -> list[tuple[int, int]]:
+    """The span cut at line breaks (each line's piece without its indentation or `\\r`);
+    `whole`: every line the span touches, entirely (a private key block)."""
+    if whole:
+        start = text.rfind("\n", 0, start) + 1
+        le = text.find("\n", max(end - 1, start))
+        end = len(text) if le < 0 else le
+    out: list[tuple[int, int]] = []
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        seg_end = end if nl < 0 else nl
+        s, e = pos, seg_end
+        if e > s and text[e - 1] == "\r":
+            e -= 1
+        if not whole:
+            while s < e and text[s] in " \t":
+                s += 1
+        if e > s:
+            out.append((s, e))
+        if nl < 0:
+            break
+        pos = nl + 1
+    return out
 
 
 def redact_values(text: str) -> str:
-    """Free text a user typed (a task, a brief): each secret value replaced by its placeholder.
+    """Free text a user typed (a task, a brief), or a whole request at the wire: each secret
+    replaced by its placeholder, the rest of its line kept."""
+    return redact(text)[0]
 
-    The rest of its line stays, unlike `redact`: in a one-line task the line is the request.
-    """
-    hits = scan_text(text)
-    for hit in sorted(hits, key=lambda h: len(h.value), reverse=True):
-        text = text.replace(hit.value, placeholder(hit))
-    return text
+
+def redact_request(text: str) -> str:
+    """The last pass before bytes leave for a model: no NUL-interleaved text, no secret."""
+    if "\0" in text:
+        text = text.replace("\0", "")
+    return redact(text)[0]
 
 
 def hit_finding(hit: SecretHit, line_offset: int = 0) -> Finding:

@@ -10,6 +10,8 @@ from typing import NamedTuple
 from review_agent.secrets import filters as F
 from review_agent.secrets.allow import line_allowed, path_allowed, value_allowed
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.recall import RULES as RECALL_RULES
+from review_agent.secrets.recall import recall_spans
 from review_agent.secrets.rule import Rule, compiled
 from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
 
@@ -32,17 +34,64 @@ class Candidate(NamedTuple):
     end: int
     rule: Rule
     reportable: bool
+    pieces: tuple[tuple[int, int], ...] = ()
 
 
 def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
-              allow_paths: Sequence[str] = ()) -> list[SecretHit]:
-    """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs."""
+              allow_paths: Sequence[str] = (), recall: bool = False) -> list[SecretHit]:
+    """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs.
+
+    `recall=True` adds the redaction-only tier (credential-like names in every syntax,
+    keyword-less tokens, decoded and joined values): what redaction must remove although
+    it is never reported.
+    """
     if not text:
         return []
-    cands = _candidates(text, path)
+    return _hits(text, path, _all_candidates(text, path, recall, True), allow, allow_paths)
+
+
+def _all_candidates(text: str, path: str, recall: bool, derive: bool) -> list[Candidate]:
+    cands = _dedupe(_candidates(text, path, recall))
+    if recall:
+        cands = _with_recall(text, path, cands, derive)
     if "[REDACTED:" in text:
         cands = _outside_placeholders(text, cands)
-    return _hits(text, path, _dedupe(cands), allow, allow_paths)
+    return cands
+
+
+def _inner(text: str, path: str) -> list[tuple[int, int]]:
+    """The spans of every secret in a derived text (decoded, joined), recall included."""
+    return [(c.start, c.end) for c in _all_candidates(text, path, True, False)]
+
+
+def _with_recall(text: str, path: str, cands: list[Candidate], derive: bool
+                 ) -> list[Candidate]:
+    """The precise candidates plus recall spans they do not already cover."""
+    spans = recall_spans(text, path, F.is_lock_path(path), _inner if derive else None)
+    if not spans:
+        return cands
+    extra: list[Candidate] = []
+    for sp in spans:
+        start = min(s for s, _ in sp.pieces)
+        end = max(e for _, e in sp.pieces)
+        if end <= start:
+            continue
+        pieces = sp.pieces if len(sp.pieces) > 1 else ()
+        extra.append(Candidate(start, end, RECALL_RULES[sp.rule], False, pieces))
+    extra.sort(key=lambda c: (c.start, -c.end))
+    starts = [c.start for c in cands]
+    out = list(cands)
+    last_end = -1
+    for c in extra:
+        if c.end <= last_end and not c.pieces:
+            continue  # inside the previous recall span
+        i = bisect_left(starts, c.start + 1)
+        if i and cands[i - 1].start <= c.start and cands[i - 1].end >= c.end and not c.pieces:
+            continue  # a precise candidate already covers it
+        out.append(c)
+        last_end = max(last_end, c.end)
+    out.sort(key=lambda c: (c.start, c.end))
+    return out
 
 
 def _outside_placeholders(text: str, cands: list[Candidate]) -> list[Candidate]:
@@ -60,11 +109,14 @@ def _outside_placeholders(text: str, cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _candidates(text: str, path: str) -> list[Candidate]:
+def _candidates(text: str, path: str, recall: bool = False) -> list[Candidate]:
     code, lock = F.is_code_path(path), F.is_lock_path(path)
     out: list[Candidate] = []
     for rule, spans in _keyword_spans(text).items():
-        if lock and rule.kind in GENERIC_KINDS:
+        # a lock file's generic hits are hashes more often than secrets: redacted, never
+        # reported (a file named `credentials.lock` still reaches a model otherwise)
+        quiet = lock and rule.kind in GENERIC_KINDS
+        if quiet and not recall:
             continue
         if rule.kind == "block":
             out.extend(_blocks(text, rule, spans))
@@ -72,15 +124,15 @@ def _candidates(text: str, path: str) -> list[Candidate]:
         rx = compiled(rule.pattern)
         for s, e in spans:
             for m in rx.finditer(text, s, e):
-                c = _judge(text, m, rule, code)
+                c = _judge(text, m, rule, code, recall)
                 if c is not None:
-                    out.append(c)
-    if not lock:
+                    out.append(c._replace(reportable=False) if quiet else c)
+    if not lock or recall:
         for rule in ENTROPY_RULES:
             for m in compiled(rule.pattern).finditer(text):
-                c = _judge(text, m, rule, code)
+                c = _judge(text, m, rule, code, recall)
                 if c is not None:
-                    out.append(c)
+                    out.append(c._replace(reportable=False) if lock else c)
     return out
 
 
@@ -158,7 +210,8 @@ def lowered(text: str) -> str:
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
-def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | None:
+def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = False
+           ) -> Candidate | None:
     g = rule.group
     value = m.group(g)
     if not value:
@@ -188,6 +241,8 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool) -> Candidate | N
     else:
         secret = not F.is_token_placeholder(value) and (
             rule.entropy is None or F.entropy(value) >= rule.entropy)
+        if not secret and recall:  # a provider's format, even when it looks like a sample
+            return Candidate(start, end, rule, False)
         # A secret without a prefix of its own (found by a keyword nearby): a name or path of
         # words ("EastAsianWidth" holds "asia", "ABPersonViewController" near "zoom") is
         # redacted at most, never reported.
@@ -291,10 +346,14 @@ def _hits(text: str, path: str, cands: list[Candidate], allow: Sequence[str],
         line = text[ls:le if le >= 0 else len(text)]
         prev_start = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls > 0 else ls
         previous = text[prev_start:max(ls - 1, prev_start)]
-        value = text[c.start:c.end]
+        if c.pieces:
+            value = "".join(text[s:e] for s, e in c.pieces)
+            end_line = line_no + text.count("\n", c.start, max(c.start, c.end - 1))
+        else:
+            value = text[c.start:c.end]
         allowed = path_ok or line_allowed(line, previous) or (
             bool(allow) and value_allowed(value, line, allow))
         hits.append(SecretHit(c.rule.id, c.rule.description, path, line_no, end_line, c.start,
                               c.end, value, c.rule.severity, c.reportable, allowed,
-                              c.rule.kind == "block"))
+                              c.rule.kind == "block", c.pieces))
     return hits

@@ -6,6 +6,8 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 
 from review_agent.records import Change, FileChange
+from review_agent.secrets import known
+from review_agent.secrets.decode import to_text
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
 
@@ -15,10 +17,8 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".m
 
 
 def decode_text(data: bytes) -> str | None:
-    """Text for a text-like blob, None for binary content."""
-    if b"\0" in data[:SNIFF]:
-        return None
-    return data.decode("utf-8", "surrogateescape")
+    """Text for a text-like blob (UTF-16/UTF-32 decoded), None for binary content."""
+    return to_text(data)
 
 
 def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
@@ -33,6 +33,7 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
         if fc.status == "D" or fc.is_submodule:
             continue
         hits.extend(_scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths))
+    known.remember(hits)  # a reported value is masked wherever else it is shown
     return hits
 
 

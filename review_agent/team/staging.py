@@ -67,9 +67,11 @@ def review_bundle(ctx: TeamContext) -> ContextBundle:
 
     assert ctx.change is not None
     options = ctx.options
-    if not getattr(ctx.model, "reads_context", True):
+    reads = getattr(ctx.model, "reads_context", True)
+    if not reads:
         options = options._replace(max_context_bytes=UNLIMITED)
-    return stage_review_context(ctx.change, ctx.blobs, options)
+    # the recall tier only matters for what leaves the machine
+    return stage_review_context(ctx.change, ctx.blobs, options, recall=reads)
 
 
 def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:

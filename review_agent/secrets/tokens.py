@@ -1,0 +1,101 @@
+"""Recall tier: keyword-less high-entropy tokens of 16+ characters, quoted or not.
+
+Redacted unless provably something else: a hash (hex in a hash-named context or a lock/sum
+file line), an id (UUID), a version, a path, or an identifier made of words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+
+from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
+
+HEX = re.compile(r"[0-9a-fA-F]+")
+HASH_CONTEXT = re.compile(
+    r"(?i)sha|md5|hash|digest|checksum|integrity|commit|\brev|fingerprint|etag|\boid\b"
+    r"|object|blob|tree|crc|h1:|nonce|test_?vector|\bguid|uuid|build[_-]?id|\bref\b|merkle"
+    r"|blake|murmur|xxh|\bmac\b|revision|changeset|version")
+HEX_MIN = 32  # shorter hex runs are offsets, colours and ids far more often than keys
+SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+")
+
+
+# Everything that cannot be part of a token becomes a space: str.split then finds the runs
+# in C, many times faster than a regex trying every position.
+TOKEN_CHARS = string.ascii_letters + string.digits + "+/_-"
+NON_ASCII = re.compile(r"[^\x00-\x7f]")
+DIGITS = frozenset(string.digits)
+_TABLE = str.maketrans({chr(i): (chr(i) if chr(i) in TOKEN_CHARS else " ") for i in range(128)})
+
+
+def runs(text: str, min_len: int = 16) -> list[tuple[int, int]]:
+    """(start, end) of every run of token characters at least `min_len` long."""
+    flat = text.translate(_TABLE)
+    if not text.isascii():  # non-ASCII characters are never token characters
+        flat = NON_ASCII.sub(" ", flat)
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for w in flat.split():
+        if len(w) >= min_len:
+            pos = flat.find(w, pos)
+            out.append((pos, pos + len(w)))
+            pos += len(w)
+    return out
+
+
+def token_spans(text: str, lock: bool = False,
+                found: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """(start, end) of every token that could be a credential."""
+    out: list[tuple[int, int]] = []
+    for s, e in runs(text) if found is None else found:
+        value = text[s:e]
+        if _plausible_token(value) and not _hash_here(text, s, e, value, lock):
+            out.append((s, e))
+    return out
+
+
+def _plausible_token(value: str) -> bool:
+    v = value.strip("-_=")
+    n = len(v)
+    if n < 16 or v.isdigit():
+        return False
+    if HEX.fullmatch(v):
+        return n >= HEX_MIN and len(set(v)) >= 10
+    if UUID.search(value):
+        return False
+    if "/" in v:
+        segs = [s for s in v.split("/") if s]
+        if len(segs) != v.count("/") + 1 or all(_pathish(s) for s in segs):
+            return False  # a path (`usr/lib/python3`, `a//b`), not base64
+    has_digit = not DIGITS.isdisjoint(v)
+    has_upper, has_lower = v != v.lower(), v != v.upper()
+    if not has_digit and not (n >= 20 and has_upper and has_lower):
+        return False
+    if (not has_upper) + (not has_lower) + (not has_digit) >= 2:
+        return False  # one class only (`ABCDEFGH12`, a long number with a letter)
+    if CONSTANT_VALUE.fullmatch(v) or is_wordy(v):
+        return False
+    if v.count("_") + v.count("-") >= 3 and all(
+            p.isalpha() or p.isdigit() for p in re.split(r"[_\-]", v) if p):
+        return False  # `test_foo_bar_2`, `ubuntu-22-04-lts`: words and numbers joined
+    need = min(0.78 * math.log2(n), 4.2)
+    return entropy(v) >= need
+
+
+def _pathish(seg: str) -> bool:
+    return len(seg) <= 3 or is_wordy(seg) or seg.isalpha() or SEGMENT.fullmatch(seg) is not None \
+        and sum(c.isdigit() for c in seg) <= 2
+
+
+def _hash_here(text: str, start: int, end: int, value: str, lock: bool) -> bool:
+    """A hex or base64 digest named as one on its line or the line before."""
+    if not HEX.fullmatch(value.strip("-_=")) and not lock:
+        return False
+    ls = text.rfind("\n", 0, start) + 1
+    ps = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls else ls
+    le = text.find("\n", end)
+    context = text[ps:le if le >= 0 else len(text)]
+    if HASH_CONTEXT.search(context):
+        return True
+    return "://" in context and len(value) in (40, 64)  # a commit in a URL
