@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 from review_agent.secrets import RULES, planted_examples, scan_text
-from review_agent.secrets.examples import fill
+from review_agent.secrets.examples import REDACT_ONLY, fill
+from review_agent.secrets.examples_long_tail import LONG_TAIL
 from review_agent.secrets.rule import compiled
 
 # True examples beyond the planted ones: (rule, text, path).
@@ -311,9 +313,34 @@ def _rules(text: str, path: str, reportable_only: bool = False) -> set[str]:
     return {h.rule for h in scan_text(text, path) if h.reportable or not reportable_only}
 
 
+def _shortened(template: str) -> str:
+    """A provider's format cut to a third: the prefix in prose, a truncated paste."""
+    def cut(m: re.Match[str]) -> str:
+        code, n = m.group(1), m.group(2)
+        return "{H8}" if code == "G" else f"{{{code}{max(int(n) // 3, 1)}}}"
+    return re.sub(r"\{([A-Za-z])(\d*)\}", cut, template)
+
+
+# The long tail's false examples: each planted line with its value cut short.
+SHORTENED = [(rule, _shortened(t), "config.env") for rule, t in LONG_TAIL.items()]
+
+
+@pytest.mark.parametrize(("rule", "text", "path"), SHORTENED)
+def test_shortened_value_is_not_flagged(rule: str, text: str, path: str) -> None:
+    filled = fill(text, random.Random(3))
+    assert rule not in _rules(filled, path), filled
+
+
+@pytest.mark.parametrize(("rule", "template"), sorted(REDACT_ONLY.items()))
+def test_redact_only_rules_redact_and_never_report(rule: str, template: str) -> None:
+    text = fill(template, random.Random(4))
+    hits = [h for h in scan_text(text, "config.env") if h.rule == rule]
+    assert hits and not any(h.reportable for h in hits), text
+
+
 def test_every_rule_has_true_and_false_examples() -> None:
-    trues = {r for r, _ in planted_examples()} | {r for r, _, _ in TRUE}
-    falses = {r for r, _, _ in FALSE}
+    trues = {r for r, _ in planted_examples()} | {r for r, _, _ in TRUE} | set(REDACT_ONLY)
+    falses = {r for r, _, _ in FALSE + SHORTENED} | set(REDACT_ONLY)
     ids = {r.id for r in RULES}
     assert ids - trues == set()
     assert ids - falses == set()

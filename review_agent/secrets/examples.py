@@ -9,11 +9,14 @@ from __future__ import annotations
 import random
 import re
 
+from review_agent.secrets.examples_long_tail import LONG_TAIL, REDACT_ONLY
+
 ALPHABETS = {
     "N": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
     "n": "abcdefghijklmnopqrstuvwxyz0123456789",
     "U": "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
     "H": "0123456789abcdef",
+    "X": "0123456789ABCDEF",
     "D": "0123456789",
     "B": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
     "W": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
@@ -236,6 +239,9 @@ TEMPLATES: dict[str, str] = {
     "htpasswd-password": "htpasswd -bc /etc/nginx/.htpasswd admin {N12}{D2}",
     "redis-cli-password": "redis-cli -h cache.internal -a {N12}{D2} ping",
 }
+TEMPLATES.update(LONG_TAIL)
+__all__ = ["EXTRA", "REDACT_ONLY", "TEMPLATES", "fill", "planted_examples"]
+
 # Further kinds for corpora: every private key label, unquoted config forms.
 EXTRA: tuple[tuple[str, str], ...] = (
     ("private-key", PEM.replace("{K}", "")),

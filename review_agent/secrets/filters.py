@@ -228,9 +228,15 @@ def is_wordy(value: str) -> bool:
 
 
 def _wordy(value: str) -> bool:
-    """CamelCase identifiers (`PyUnicode_DecodeUTF16Stateful`): long runs of word parts."""
+    """CamelCase identifiers (`PyUnicode_DecodeUTF16Stateful`): long runs of word parts.
+
+    Words have vowels: a hex or base32 string of long letter runs (`dbbc1990b2717`) is not one.
+    """
     parts = WORD_PART.findall(value)
-    return bool(parts) and len(value) / len(parts) >= 4.0
+    if not parts or len(value) / len(parts) < 4.0:
+        return False
+    letters = [c for c in value.lower() if c.isalpha()]
+    return sum(c in "aeiouy" for c in letters) >= 0.25 * len(letters)
 
 
 def _encodes_text(value: str) -> bool:

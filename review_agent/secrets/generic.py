@@ -29,7 +29,7 @@ DB_SCHEMES = (
 
 GENERIC: tuple[Rule, ...] = (
     # Matched specially by the scanner: from the BEGIN line to its END line, removed whole.
-    Rule("private-key", "Private key", ("-----begin", "---- begin", "putty-user-key-file"),
+    Rule("private-key", "Private key", ("----begin", "---- begin", "putty-user-key-file"),
          r"-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)? ?-{4,5}"
          r"|PuTTY-User-Key-File-\d: ", group=0, kind="block"),
     Rule("jwt", "JSON Web Token", ("eyj",),
@@ -44,15 +44,18 @@ GENERIC: tuple[Rule, ...] = (
          kind="url"),
     Rule("connection-string-password", "Connection string password",
          ("server=", "data source=", "uid=", "user id=", "jdbc:", "host=", "dsn=", "database="),
-         r"(?i:\b(?:password|pwd))\s*=\s*\{?([^;'\"\s{}]{3,128})", kind="assign"),
+         r"(?i:\b(?:password|pwd))\s*=\s*\{?([^;'\"\s{}]{3,128})", kind="assign",
+         context=True),
     Rule("generic-password-assignment", "Password or secret assignment",
          ("pass", "pwd", "secret", "token", "api_key", "api-key", "apikey", "api.key",
-          "access_key", "accesskey", "access-key", "auth_key", "auth-key", "authkey",
-          "private_key", "privatekey", "private-key", "credential", "signing", "encryption_key",
-          "master_key", "session_key"),
+          "access_key", "accesskey", "access-key", "access.key", "auth_key", "auth-key",
+          "authkey", "auth.key", "private_key", "privatekey", "private-key", "private.key",
+          "credential", "signing", "encryption", "master_key", "masterkey", "master-key",
+          "master.key", "session_key", "sessionkey", "session-key", "session.key"),
          ASSIGN, kind="assign"),
-    Rule("dockerfile-env-secret", "Secret in a Dockerfile ENV/ARG", ("env ", "arg "),
-         rf"^\s*(?:ENV|ARG)\s+(?i:{SECRET_NAME})\s+[\"']?([^\s\"'=][^\s\"']{{3,200}})",
+    Rule("dockerfile-env-secret", "Secret in a Dockerfile ENV/ARG",
+         ("env ", "arg ", "env\t", "arg\t"),
+         rf"^[ \t]*(?:ENV|ARG)[ \t]+(?i:{SECRET_NAME})[ \t]+[\"']?([^\s\"'=][^\s\"']{{3,200}})",
          kind="assign"),
     Rule("cli-secret-flag", "Secret passed as a command-line flag",
          ("-password", "-pass", "-token", "-api-key", "-apikey", "-secret", "-client-secret",
@@ -81,12 +84,12 @@ GENERIC: tuple[Rule, ...] = (
     Rule("netrc-password", "netrc password", ("machine",),
          r"(?i:^[ \t]*password|\blogin[ \t]+\S+[ \t]+password)[ \t]+(\S{4,200})",
          kind="assign", window=2),
-    Rule("http-basic-auth", "HTTP basic authorization credentials", ("basic ",),
+    Rule("http-basic-auth", "HTTP basic authorization credentials", ("basic",),
          # base64 of "user:password": digits or symbols and capitals, unlike English words
-         r"(?i:\bbasic)[ \t]+((?=[A-Za-z0-9+/]*[0-9+/])(?=[A-Za-z0-9+/]*[A-Z])"
+         r"(?i:\bbasic)[^\S\r\n]+((?=[A-Za-z0-9+/]*[0-9+/])(?=[A-Za-z0-9+/]*[A-Z])"
          r"[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])", entropy=3.0),
-    Rule("http-bearer-token", "HTTP bearer token", ("bearer ",),
-         r"(?i:\bbearer)[ \t]+([A-Za-z0-9_\-.=/+~]{20,})(?![A-Za-z0-9_\-.=/+~])", entropy=3.5),
+    Rule("http-bearer-token", "HTTP bearer token", ("bearer",),
+         r"(?i:\bbearer)[^\S\r\n]+([A-Za-z0-9_\-.=/+~]{20,})(?![A-Za-z0-9_\-.=/+~])", entropy=3.5),
     Rule("password-hash", "Password hash", ("$2a$", "$2b$", "$2y$", "$6$", "$5$", "$argon2",
                                             "$1$", "$8$", "$9$"),
          r"(?<![\w$])(\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}|\$1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"

@@ -24,11 +24,31 @@ class Rule(NamedTuple):
     kind: str = "token"  # token | assign | url | block | entropy
     window: int = 0  # also search this many lines before and after a keyword line
     precise: bool = True  # False: recall tier only (redacted, never reported)
+    context: bool = False  # the keywords sit near the secret (same line ±window), not in it
 
 
 def kv(names: str, value: str) -> str:
     """A pattern for `<name...> = <value>` with the name case-insensitive."""
     return rf"(?i:{names})[\w.\-]{{0,30}}?{SEP}{B}({value}){E}"
+
+
+# A value that follows a provider keyword on the same or the next line.
+A = r"[A-Za-z0-9]"
+W = r"[A-Za-z0-9_\-]"
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+def ctx(id: str, desc: str, keywords: tuple[str, ...], value: str, entropy: float = 3.0,
+        window: int = 1) -> Rule:
+    """A provider secret without a prefix: recognised by a keyword near a value of its shape."""
+    return Rule(id, desc, keywords, rf"{B}({value}){E}", entropy=entropy, window=window,
+                context=True)
+
+
+def pre(id: str, desc: str, keywords: tuple[str, ...], pattern: str,
+        entropy: float | None = None) -> Rule:
+    """A provider secret with a documented literal prefix; every match holds a keyword."""
+    return Rule(id, desc, keywords, rf"{B}({pattern}){E}", entropy=entropy)
 
 
 @cache

@@ -143,7 +143,7 @@ def _keyword_spans(text: str) -> dict[Rule, list[tuple[int, int]]]:
     n = len(text)
     raw: dict[Rule, list[tuple[int, int]]] = {}
     last_line = (-1, -1)
-    for m in index.regex.finditer(low):
+    for m in index.anchors(low):
         a = m.start()
         if last_line[0] <= a < last_line[1]:
             ls, le = last_line

@@ -1,31 +1,22 @@
-"""Provider token formats, written from each provider's documented token shape."""
+"""Cloud and hosting providers' key formats, from each provider's documented token shape."""
 
 from __future__ import annotations
 
-from review_agent.secrets.rule import B, E, Rule, kv
+from review_agent.secrets.rule import UUID, B, E, Rule, ctx, kv, pre
 
-# A value that follows a provider keyword on the same or the next line.
-A = r"[A-Za-z0-9]"
-W = r"[A-Za-z0-9_\-]"
-
-
-def ctx(id: str, desc: str, keywords: tuple[str, ...], value: str, entropy: float = 3.0,
-        window: int = 1) -> Rule:
-    """A provider secret without a prefix: recognised by a keyword near a value of its shape."""
-    return Rule(id, desc, keywords, rf"{B}({value}){E}", entropy=entropy, window=window)
-
-
-def pre(id: str, desc: str, keywords: tuple[str, ...], pattern: str,
-        entropy: float | None = None) -> Rule:
-    """A provider secret with a documented literal prefix."""
-    return Rule(id, desc, keywords, rf"{B}({pattern}){E}", entropy=entropy)
-
-
-CLOUD: tuple[Rule, ...] = (
-    Rule("aws-access-key-id", "AWS access key id", ("akia", "asia", "abia", "a3t"),
+MAJOR: tuple[Rule, ...] = (
+    # IAM's unique-id prefixes: AKIA long-lived and ASIA temporary (STS) access keys, ABIA
+    # STS bearer tokens, ACCA context-specific credentials are credentials, reported.
+    Rule("aws-access-key-id", "AWS access key id", ("akia", "asia", "abia", "acca", "a3t"),
          rf"{B}((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{{16}}){E}", entropy=2.5),
+    # The other prefixes name a user, group, role, policy, instance profile, public key or
+    # certificate: identifiers an attacker can use for reconnaissance, redacted, never reported.
+    Rule("aws-unique-id", "AWS IAM unique id",
+         ("agpa", "aida", "aipa", "anpa", "anva", "apka", "aroa", "asca"),
+         rf"{B}((?:AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{{16,17}}){E}",
+         entropy=2.5, precise=False),
     Rule("aws-secret-access-key", "AWS secret access key",
-         ("aws", "secret_access_key", "secretaccesskey", "secret-access-key"),
+         ("aws", "secretaccess", "secret_access", "secret-access"),
          kv(r"aws[\w.\-]{0,20}?(?:secret|sk)|secret[_\-]?access[_\-]?key",
             r"[A-Za-z0-9/+]{40}"), entropy=3.5),
     # The second half of a key pair: a 40-character secret within three lines of a key id.
@@ -94,54 +85,65 @@ CLOUD: tuple[Rule, ...] = (
     ctx("vercel-token", "Vercel access token", ("vercel",), r"[A-Za-z0-9]{24}", 3.8),
     pre("supabase-token", "Supabase access token", ("sbp_", "sb_secret_"),
         r"(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{31})"),
-    pre("flyio-token", "Fly.io access token", ("flyv1", "fm2_", "fo1_"),
+    # Fly.io macaroons: fm1_/fm2_ (org and app tokens), fo1_/fo2_ (OAuth), after "FlyV1 ".
+    pre("flyio-token", "Fly.io access token", ("fm1_", "fm2_", "fo1_", "fo2_"),
         r"(?:FlyV1 )?f[mo][12]_[A-Za-z0-9+/=_\-]{40,}"),
-    pre("doppler-token", "Doppler token", ("dp.",),
-        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{1,20}\.)?[A-Za-z0-9]{40,44}"),
-    pre("vault-token", "HashiCorp Vault token", ("hvs.", "hvb.", "hvr."),
-        r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", 3.5),
-    ctx("vault-token-legacy", "HashiCorp Vault token", ("vault",), r"s\.[A-Za-z0-9_\-]{24,}", 3.5),
-    pre("terraform-cloud-token", "Terraform Cloud API token", ("atlasv1",),
-        r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"),
-    pre("pulumi-token", "Pulumi access token", ("pul-",), r"pul-[a-f0-9]{40}"),
-    pre("databricks-token", "Databricks access token", ("dapi",), r"dapi[a-f0-9]{32}(?:-\d)?"),
-    pre("planetscale-token", "PlanetScale token", ("pscale_",),
-        r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.\-]{32,64}"),
     ctx("okta-api-token", "Okta API token", ("okta",), r"00[A-Za-z0-9_\-]{40}", 3.5),
     pre("salesforce-session-id", "Salesforce session id", ("00d",),
         r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{80,}"),
     pre("render-api-key", "Render API key", ("rnd_",), r"rnd_[A-Za-z0-9]{32}", 3.5),
-    pre("age-secret-key", "age secret key", ("age-secret-key-1",),
-        r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
-    ctx("kubernetes-token", "Kubernetes service account token",
-        ("kubernetes", "kubeconfig", "serviceaccount"),
-            r"eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_.\-]{40,}",
+)
+
+HOSTING: tuple[Rule, ...] = (
+    pre("aws-bedrock-api-key", "Amazon Bedrock API key", ("absk",), r"ABSK[A-Za-z0-9+/=]{100,}"),
+    pre("aws-mws-key", "Amazon MWS auth token", ("amzn.mws.",), rf"amzn\.mws\.{UUID}"),
+    # Azure Service Bus, Event Hubs, IoT Hub, Relay, SignalR: a 256-bit key in base64.
+    Rule("azure-shared-access-key", "Azure shared access key",
+         ("sharedaccesskey=", "accesskey="),
+         r"(?i:SharedAccessKey|AccessKey)=([A-Za-z0-9+/]{43}=)(?![A-Za-z0-9+/=])"),
+    ctx("azure-apim-key", "Azure API Management subscription key",
+        ("ocp-apim-subscription-key",), r"[a-f0-9]{32}"),
+    ctx("azure-search-key", "Azure AI Search admin key", ("search.windows.net", "azure_search"),
+        r"[A-Za-z0-9]{52}", 4.0),
+    pre("cloudflare-api-key-new", "Cloudflare API token", ("cfut_", "cfat_"),
+        r"cf[ua]t_[A-Za-z0-9]{40,50}"),
+    ctx("cloudflare-global-api-key", "Cloudflare global API key", ("cloudflare", "cf_api_key"),
+        r"[a-f0-9]{37}"),
+    pre("akamai-edgegrid-token", "Akamai EdgeGrid token", ("akab-",),
+        r"akab-[a-z0-9]{16}-[a-z0-9]{16}"),
+    ctx("akamai-client-secret", "Akamai EdgeGrid client secret", ("client_secret", "akamai"),
+        r"[A-Za-z0-9+/]{43}=", 4.0),
+    pre("exoscale-api-key", "Exoscale API key", ("exo",), r"EXO[a-f0-9]{24}"),
+    ctx("backblaze-app-key", "Backblaze B2 application key", ("b2_", "backblaze"),
+        r"K[0-9]{3}[A-Za-z0-9+/]{27}", 4.0),
+    ctx("hetzner-token", "Hetzner Cloud API token", ("hetzner", "hcloud"), r"[A-Za-z0-9]{64}",
+        4.0),
+    ctx("ovh-secret", "OVH application secret", ("ovh",), r"[a-z0-9]{32}", 3.8),
+    ctx("civo-token", "Civo API key", ("civo",), r"[A-Za-z0-9]{50}", 4.0),
+    pre("deno-deploy-token", "Deno Deploy access token", ("ddp_", "ddo_"),
+        r"dd[po]_[A-Za-z0-9]{36}"),
+    ctx("railway-token", "Railway API token", ("railway",), UUID),
+    ctx("koyeb-token", "Koyeb API token", ("koyeb",), r"[a-z0-9]{64}"),
+    pre("scalingo-token", "Scalingo API token", ("tk-us-",), r"tk-us-[A-Za-z0-9_\-]{48}"),
+    ctx("clevercloud-secret", "Clever Cloud token",
+        ("clever_token", "clevercloud", "clever_secret"), r"[a-f0-9]{32}"),
+    pre("appwrite-api-key", "Appwrite API key", ("standard_",), r"standard_[a-f0-9]{256}"),
+    ctx("firebase-db-secret", "Firebase database secret", ("firebase",), r"[A-Za-z0-9]{40}",
+        4.0),
+    ctx("wasabi-secret", "Wasabi secret key", ("wasabi",), r"[A-Za-z0-9/+]{40}", 4.0),
+    ctx("bunny-api-key", "bunny.net API key", ("bunnycdn", "bunny_api_key"), r"[a-f0-9\-]{72}"),
+    # Yandex Cloud: API keys AQVN…, IAM tokens t1.…, static keys YC…
+    pre("yandex-api-key", "Yandex Cloud API key", ("aqvn",), r"AQVN[A-Za-z0-9_\-]{35,38}"),
+    pre("yandex-iam-token", "Yandex Cloud IAM token", ("t1.",),
+        r"t1\.[A-Z0-9a-z_\-]+={0,2}\.[A-Z0-9a-z_\-]{86}={0,2}"),
+    ctx("yandex-static-key", "Yandex Cloud static access key", ("yandex",),
+        r"YC[A-Za-z0-9_\-]{38}", 4.0),
+    ctx("tencent-secret-key", "Tencent Cloud SecretKey", ("tencent", "akid"),
+        r"[A-Za-z0-9]{32}", 4.0, window=2),
+    pre("tailscale-key", "Tailscale key", ("tskey-",),
+        r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
+    ctx("ngrok-token", "ngrok authtoken", ("ngrok",), r"[0-9A-Za-z]{25,27}_[0-9A-Za-z]{20,22}",
         4.0),
 )
 
-VCS: tuple[Rule, ...] = (
-    pre("github-pat", "GitHub personal access token", ("ghp_",), r"ghp_[A-Za-z0-9]{36}"),
-    pre("github-oauth-token", "GitHub OAuth access token", ("gho_",), r"gho_[A-Za-z0-9]{36}"),
-    pre("github-app-token", "GitHub App token", ("ghu_", "ghs_"), r"gh[us]_[A-Za-z0-9]{36}"),
-    pre("github-refresh-token", "GitHub refresh token", ("ghr_",), r"ghr_[A-Za-z0-9]{36,76}"),
-    pre("github-fine-grained-pat", "GitHub fine-grained personal access token",
-        ("github_pat_",), r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}"),
-    pre("gitlab-pat", "GitLab personal access token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}"),
-    pre("gitlab-pipeline-trigger-token", "GitLab pipeline trigger token", ("glptt-",),
-        r"glptt-[a-f0-9]{40}"),
-    pre("gitlab-runner-token", "GitLab runner token", ("gr1348941", "glrt-"),
-        r"(?:GR1348941|glrt-)[A-Za-z0-9_\-]{20,}"),
-    pre("gitlab-deploy-token", "GitLab deploy token", ("gldt-",), r"gldt-[A-Za-z0-9_\-]{20,}"),
-    pre("gitlab-other-token", "GitLab token", ("glft-", "glsoat-", "glcbt-", "gloas-", "glimt-",
-                                               "glagent-", "glwt-"),
-        r"gl(?:ft|soat|cbt|oas|imt|agent|wt)-[A-Za-z0-9_\-]{20,}"),
-    pre("atlassian-api-token", "Atlassian API token", ("atatt3",),
-        r"ATATT3[A-Za-z0-9_=\-]{180,200}"),
-    ctx("atlassian-api-token-legacy", "Atlassian API token",
-        ("jira",), r"[A-Za-z0-9]{24}", 4.0, window=1),
-    pre("bitbucket-app-password", "Bitbucket app password", ("atbb",),
-        r"ATBB[A-Za-z0-9_=.\-]{32,}"),
-    pre("sourcegraph-token", "Sourcegraph access token", ("sgp_",),
-        r"sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}"),
-    ctx("gitea-token", "Gitea access token", ("gitea",), r"[a-f0-9]{40}", 3.0),
-)
+CLOUD: tuple[Rule, ...] = MAJOR + HOSTING

@@ -1,0 +1,72 @@
+"""AI and model-hosting providers' API key formats."""
+
+from __future__ import annotations
+
+from review_agent.secrets.rule import UUID, Rule, ctx, pre
+
+MODELS: tuple[Rule, ...] = (
+    pre("openai-api-key", "OpenAI API key", ("t3blbkfj",),
+        r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}"),
+    pre("openai-project-key", "OpenAI project key", ("sk-proj-", "sk-svcacct-", "sk-admin-"),
+        r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{80,200}"),
+    pre("anthropic-api-key", "Anthropic API key", ("sk-ant-",),
+        r"sk-ant-(?:api03|admin01|oat01)-[A-Za-z0-9_\-]{80,100}AA"),
+    pre("huggingface-token", "Hugging Face access token", ("hf_", "api_org_"),
+        r"(?:hf_|api_org_)[A-Za-z0-9]{34}", 3.5),
+    pre("groq-api-key", "Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{52}"),
+    pre("replicate-api-token", "Replicate API token", ("r8_",), r"r8_[A-Za-z0-9]{37}", 3.5),
+    ctx("cohere-api-key", "Cohere API key", ("cohere", "co_api_key"), r"[A-Za-z0-9]{40}", 4.0),
+    ctx("mistral-api-key", "Mistral API key", ("mistral",), r"[A-Za-z0-9]{32}", 4.0),
+    pre("perplexity-api-key", "Perplexity API key", ("pplx-",), r"pplx-[A-Za-z0-9]{48}"),
+    pre("xai-api-key", "xAI API key", ("xai-",), r"xai-[A-Za-z0-9]{80}"),
+    ctx("deepseek-api-key", "DeepSeek API key", ("deepseek",), r"sk-[a-f0-9]{32}", 3.0),
+    pre("openrouter-api-key", "OpenRouter API key", ("sk-or-v1-",), r"sk-or-v1-[a-f0-9]{64}"),
+    pre("langsmith-api-key", "LangSmith API key", ("lsv2_",),
+        r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    pre("tavily-api-key", "Tavily API key", ("tvly-",), r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"),
+    pre("firecrawl-api-key", "Firecrawl API key", ("fc-",), r"fc-[a-f0-9]{32}"),
+    pre("jina-api-key", "Jina AI API key", ("jina_",), r"jina_[a-f0-9]{32}[A-Za-z0-9_\-]{30}"),
+    pre("pinecone-api-key", "Pinecone API key", ("pcsk_",), r"pcsk_[A-Za-z0-9_]{50,}"),
+    ctx("together-api-key", "Together AI API key", ("together",), r"[a-f0-9]{64}", 3.0),
+    ctx("elevenlabs-api-key", "ElevenLabs API key", ("elevenlabs", "xi-api-key"),
+        r"(?:sk_)?[a-f0-9]{32,48}", 3.0),
+    ctx("assemblyai-api-key", "AssemblyAI API key", ("assemblyai",), r"[a-f0-9]{32}", 3.0),
+    pre("fireworks-api-key", "Fireworks AI API key", ("fw_",), r"fw_[A-Za-z0-9]{24}", 3.8),
+    ctx("wandb-api-key", "Weights & Biases API key", ("wandb",), r"[a-f0-9]{40}", 3.0),
+    ctx("kagi-api-key", "Kagi API key", ("kagi",), r"[A-Za-z0-9_\-]{11}\.[A-Za-z0-9_\-]{32}", 4.0),
+)
+
+AI_TOOLS: tuple[Rule, ...] = (
+    pre("nvidia-api-key", "NVIDIA API key", ("nvapi-",), r"nvapi-[A-Za-z0-9_\-]{64}"),
+    pre("cerebras-api-key", "Cerebras API key", ("csk-",), r"csk-[a-z0-9]{48}"),
+    pre("llamacloud-api-key", "LlamaCloud API key", ("llx-",), r"llx-[A-Za-z0-9]{48}"),
+    pre("e2b-api-key", "E2B API key", ("e2b_",), r"e2b_[a-f0-9]{40}"),
+    pre("apify-token", "Apify API token", ("apify_api_",), r"apify_api_[A-Za-z0-9]{36}"),
+    pre("browserbase-key", "Browserbase API key", ("bb_live_",), r"bb_live_[A-Za-z0-9_\-]{27}"),
+    pre("anyscale-key", "Anyscale API key", ("esecret_",), r"esecret_[a-z0-9]{26}"),
+    pre("anthropic-session-key", "Anthropic session key", ("sk-ant-sid",),
+        r"sk-ant-sid\d{2}-[A-Za-z0-9_\-]{80,120}"),
+    ctx("deepgram-api-key", "Deepgram API key", ("deepgram",), r"[a-f0-9]{40}"),
+    ctx("stability-api-key", "Stability AI API key", ("stability_api_key", "stability_key"),
+        r"sk-[A-Za-z0-9]{48}", 4.0),
+    ctx("voyage-api-key", "Voyage AI API key", ("voyage_api_key", "voyageai"),
+        r"pa-[A-Za-z0-9_\-]{43}", 4.0),
+    ctx("ai21-api-key", "AI21 API key", ("ai21",), r"[A-Za-z0-9]{32}", 4.0),
+    ctx("runway-api-key", "Runway API key", ("runway_api", "runwayml"), r"key_[a-f0-9]{128}"),
+    ctx("modal-token", "Modal token", ("modal_token",), r"a[ks]-[A-Za-z0-9]{22}", 3.8),
+    ctx("baseten-key", "Baseten API key", ("baseten",), r"[A-Za-z0-9]{8}\.[A-Za-z0-9]{32}", 4.0),
+    ctx("sambanova-key", "SambaNova API key", ("sambanova",), UUID),
+    ctx("exa-api-key", "Exa API key", ("exa_api", "exa-api"), UUID),
+    ctx("serpapi-key", "SerpApi key", ("serpapi", "serp_api"), r"[a-f0-9]{64}"),
+    ctx("brave-search-key", "Brave Search API key", ("brave_api_key", "brave_search"),
+        r"BSA[A-Za-z0-9_\-]{20,40}", 3.8),
+    ctx("scrapingbee-key", "ScrapingBee API key", ("scrapingbee",), r"[A-Z0-9]{80}", 4.0),
+    ctx("comet-api-key", "Comet ML API key", ("comet_api_key", "comet_ml"),
+        r"[A-Za-z0-9]{25}", 3.8),
+    ctx("hume-api-key", "Hume AI API key", ("hume_api_key", "hume_ai"), r"[A-Za-z0-9]{48}", 4.0),
+    ctx("azure-openai-key", "Azure OpenAI key", ("openai.azure.com", "azure_openai"),
+        r"[a-f0-9]{32}"),
+    ctx("portkey-key", "Portkey API key", ("portkey",), r"[A-Za-z0-9+/=]{28,32}", 4.0),
+)
+
+AI: tuple[Rule, ...] = MODELS + AI_TOOLS
