@@ -235,7 +235,8 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
     prompt_version = str(versions.get("reviewer", "")) if isinstance(versions, dict) else ""
     warnings = tuple(str(w) for w in out.get("context_warnings") or ())
     if out.get("status") == "failed" and out.get("message"):
-        note = f"; {len(lost)} deterministic findings kept" if lost else ""
+        n = len(lost)
+        note = f"; {n} deterministic finding{'s' * (n != 1)} kept" if n else ""
         warnings = (*warnings, str(out["message"]) + note)
     return Report(
         final_output=out,

@@ -7,6 +7,8 @@ by `default`) and recorded: path, headers and the raw JSON body.
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -148,3 +150,127 @@ class ModelServer:
                 self.wfile.write(body)
 
         return Handler
+
+
+class HostileServer:
+    """A raw-socket server on 127.0.0.1 that reads each HTTP request (head and body) and
+    then lets `behave(conn)` answer however it likes: broken framing, dripped bytes,
+    endless streams, a reset. `connections` counts the requests read so far.
+
+    `with HostileServer(drip_body(1.0)) as srv:`; srv.base_url ends in /v1.
+    """
+
+    def __init__(self, behave: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.behave = behave
+        self.stopping = threading.Event()
+        self.requests: list[bytes] = []
+        self._lock = threading.Lock()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self._sock.settimeout(0.2)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._sock.getsockname()[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def connections(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def __enter__(self) -> HostileServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self._thread.join(5)
+        self._sock.close()
+
+    def _serve(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.settimeout(10)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    piece = conn.recv(65536)
+                    if not piece:
+                        return
+                    data += piece
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value.strip())
+                while len(body) < length:
+                    piece = conn.recv(65536)
+                    if not piece:
+                        break
+                    body += piece
+                with self._lock:
+                    self.requests.append(head)
+                self.behave(conn, self.stopping)
+            except OSError:
+                pass  # the client gave up: that is what these servers are for
+
+
+def _pace(stop: threading.Event, seconds: float) -> bool:
+    """Sleep `seconds` unless the server stops; True to go on."""
+    return not stop.wait(seconds)
+
+
+def send_then_close(data: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    def behave(conn: socket.socket, stop: threading.Event) -> None:
+        conn.sendall(data)
+
+    return behave
+
+
+def drip(head: bytes, byte: bytes, every: float) -> Callable[[socket.socket, threading.Event],
+                                                           None]:
+    """Send `head`, then `byte` every `every` seconds until the client or server stops."""
+    def behave(conn: socket.socket, stop: threading.Event) -> None:
+        conn.sendall(head)
+        while _pace(stop, every):
+            conn.sendall(byte)
+
+    return behave
+
+
+def repeat(data: bytes, every: float) -> Callable[[socket.socket, threading.Event], None]:
+    """Send `data` again and again (every `every` seconds; 0: as fast as the client reads)."""
+    def behave(conn: socket.socket, stop: threading.Event) -> None:
+        while not stop.is_set():
+            conn.sendall(data)
+            if every and not _pace(stop, every):
+                return
+
+    return behave
+
+
+def reset(conn: socket.socket, stop: threading.Event) -> None:
+    """Abort the connection with a TCP RST (SO_LINGER 0, then close)."""
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def response(body: bytes, *headers: str, status: str = "200 OK") -> bytes:
+    """A well-framed HTTP/1.1 response with extra raw header lines."""
+    lines = [f"HTTP/1.1 {status}", "Content-Type: application/json",
+             f"Content-Length: {len(body)}", *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
