@@ -36,6 +36,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--strict", action="store_true", default=None,
                    help="exit 1 when the review could not complete")
     g.add_argument("--max-findings", type=int, metavar="N")
+    g.add_argument("--baseline", metavar="FILE",
+                   help="hide the findings of this JSON report (--format json --output FILE)")
     g.add_argument("--events", metavar="FILE", help="graph events as JSON lines")
     g.add_argument("--no-cache", action="store_true", help="do not use the model response cache")
     g.add_argument("--no-color", action="store_true")

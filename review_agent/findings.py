@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from review_agent.records import SEVERITY_RANK, Change, Finding
 
@@ -20,6 +20,56 @@ def fingerprint(finding: Finding, line_text: str = "") -> str:
     norm = " ".join(line_text.split())
     key = "\0".join((finding.path, bare_rule(finding.rule), norm or str(finding.line)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+NEIGHBOUR_REACH = 20  # lines searched above and below for a non-blank neighbour
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _hex(*parts: str) -> str:
+    key = "\0".join(parts)
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def context_fingerprint(f: Finding, lines: Sequence[str]) -> str:
+    """16 hex digits: 8 for the path, rule and the line's normalised text, 8 more for those
+    and the nearest non-blank neighbours. Line numbers play no part, so lines added or
+    removed elsewhere change nothing; a baseline matches on all 16, else on the first 8
+    (the neighbours changed, the line did not)."""
+    i = f.line - 1
+    text = _norm(lines[i]) if 0 <= i < len(lines) else ""
+    above = next((_norm(t) for t in reversed(lines[max(0, i - NEIGHBOUR_REACH): max(0, i)])
+                  if t.strip()), "")
+    below = next((_norm(t) for t in lines[i + 1: i + 1 + NEIGHBOUR_REACH] if t.strip()), "")
+    rule = bare_rule(f.rule)
+    line_key = text or str(f.line)
+    return _hex(f.path, rule, line_key)[:8] + _hex(f.path, rule, line_key, above, below)[:8]
+
+
+LINE_KEY = 8  # the leading hex digits of a fingerprint that name the line alone
+
+
+def secret_fingerprint(rule: str, value: str) -> str:
+    """A secret's rule and a hash of its value: the same key anywhere, the value never kept."""
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(f"secret\0{rule}\0{digest}".encode()).hexdigest()[:16]
+
+
+def unique(findings: Iterable[Finding]) -> list[Finding]:
+    """Equal fingerprints made unique in order: the second gets a derived one, and so on."""
+    seen: dict[str, int] = {}
+    out: list[Finding] = []
+    for f in findings:
+        n = seen.get(f.fingerprint, 0)
+        seen[f.fingerprint] = n + 1
+        # a repeat keeps the line part, so a baseline can still match it by its line
+        fp = f.fingerprint if n == 0 else f.fingerprint[:LINE_KEY] + hashlib.sha256(
+            f"{f.fingerprint}\0{n}".encode()).hexdigest()[:16 - LINE_KEY]
+        out.append(f._replace(fingerprint=fp))
+    return out
 
 
 def bare_rule(rule: str) -> str:

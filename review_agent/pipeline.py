@@ -62,7 +62,10 @@ def review_change(
         max_iterations=options.max_iterations,
     )
     final = isolated_run(state, ctx, options.graph, events_path)
-    return build_report(final, change, options, trigger, time.perf_counter() - started, kept)
+    report = build_report(final, change, options, trigger, time.perf_counter() - started, kept)
+    from review_agent import filters
+
+    return filters.apply(report, root, change, blobs, options)
 
 
 def with_deterministic(ctx: TeamContext) -> tuple[TeamContext, tuple[Finding, ...]]:

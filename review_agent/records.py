@@ -119,3 +119,4 @@ class Report(NamedTuple):
     warnings: tuple[str, ...]  # one-line warnings (model failed, limit spent, ...)
     max_findings: int
     trigger_source: str
+    hidden_by_baseline: int = 0  # findings the --baseline report holds, not shown

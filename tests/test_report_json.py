@@ -19,7 +19,7 @@ def test_json_keeps_final_output_and_every_finding() -> None:
         "source": "secrets", "fingerprint": "fp-config/settings.py-7-secret/aws-access-key-id"}
     assert [f["path"] for f in doc["findings"]] == [f.path for f in report.findings]
     assert doc["summary"] == {
-        "errors": 2, "warnings": 3, "info": 1, "files_reviewed": 4,
+        "errors": 2, "warnings": 3, "info": 1, "files_reviewed": 4, "hidden_by_baseline": 0,
         "not_reviewed": [{"path": "package-lock.json", "reason": "lock file"}],
         "elapsed": 0.123}
 

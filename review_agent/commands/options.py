@@ -74,6 +74,8 @@ def cli_updates(args: argparse.Namespace) -> dict[str, Any]:
         updates["max_iterations"] = args.max_iterations
     if getattr(args, "prompts", None):
         updates["prompts_dir"] = args.prompts
+    if getattr(args, "baseline", None):
+        updates["baseline"] = str(Path(args.baseline).resolve())  # relative to where it ran
     timeout = updates.get("timeout")
     if isinstance(timeout, float) and timeout <= 0:
         raise ConfigError("--timeout must be a positive number of seconds")

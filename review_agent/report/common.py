@@ -78,6 +78,8 @@ def summary_line(report: Report) -> str:
     head = (f"{TOOL_NAME}: {plural(len(report.findings), 'finding')} "
             f"({plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, "
             f"{c['info']} info) in {plural(report.files_reviewed, 'file')}")
+    if report.hidden_by_baseline:
+        head += f" · {report.hidden_by_baseline} hidden by baseline"
     if report.model == SCAN_ONLY:  # `review-agent secrets`: no model, no prompt
         return f"{head} · secret scan · {report.elapsed:.2f}s"
     return (f"{head} · model {one_line(report.model)} "

@@ -24,6 +24,7 @@ def document(report: Report) -> dict[str, object]:
         "warnings": c["warning"],
         "info": c["info"],
         "files_reviewed": report.files_reviewed,
+        "hidden_by_baseline": report.hidden_by_baseline,
         "not_reviewed": [{"path": p, "reason": r} for p, r in report.not_reviewed],
         "elapsed": round(report.elapsed, 3),
     }

@@ -151,8 +151,11 @@ def redact_request(text: str) -> str:
 
 
 def hit_finding(hit: SecretHit, line_offset: int = 0) -> Finding:
-    """The report line of a hit: rule `secret/<rule>`, the value masked."""
+    """The report line of a hit: rule `secret/<rule>`, the value masked, the fingerprint
+    a hash of the rule and the value (what a baseline matches)."""
+    from review_agent.findings import secret_fingerprint
+
     return Finding(hit.path, hit.line + line_offset, hit.end_line + line_offset, hit.severity,
                    f"secret/{hit.rule}",
                    f"{hit.description} {mask(hit.value)} removed from the review context",
-                   "secrets")
+                   "secrets", secret_fingerprint(hit.rule, hit.value))

@@ -1,0 +1,114 @@
+"""Inline suppression: `review-agent: ignore[rule]` in a comment, and `# noqa: <rule>`.
+
+Where a pragma applies:
+- `review-agent: ignore[eval-exec, shell-true]` (or `review-agent: ignore` for every rule)
+  in a comment of any syntax (`#`, `//`, `/* */`, `--`, `<!-- -->`, `;`, `%`), on the
+  finding's line, or alone on a comment line just above it;
+- `# noqa: eval-exec` (codes separated by commas): review-agent rule ids among the codes
+  silence those rules; a bare `# noqa` or `# noqa: E501` is flake8's and ruff's business
+  and silences nothing of ours;
+- `# nosec` (bandit, gosec): silences our security rules on that line (bare, or naming
+  review-agent ids or the bandit codes of the same checks).
+Secrets are never silenced here: they keep their own allow pragmas (`gitleaks:allow`, ...).
+An unknown id in a `review-agent: ignore[...]` pragma is a warning naming the closest id.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from review_agent.records import Finding
+
+_COMMENT = r"(?:#|//|/\*|--|<!--|;|%)"
+_PRAGMA = re.compile(_COMMENT + r".*?\breview-agent\s*:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?",
+                     re.IGNORECASE)
+_NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[\w./-]+(?:\s*,\s*[\w./-]+)*)", re.IGNORECASE)
+_NOSEC = re.compile(r"(?:#|//)\s*#?\s*nosec\b(?P<codes>(?:[\s,:]+[\w-]+)*)", re.IGNORECASE)
+_COMMENT_ONLY = re.compile(r"^\s*" + _COMMENT)
+SECURITY = frozenset({"eval-exec", "shell-true", "os-system", "pickle-load", "yaml-load",
+                      "tls-verify-off", "sql-injection"})
+# bandit's ids of the checks our security rules share
+BANDIT = {"B102": "eval-exec", "B307": "eval-exec", "B602": "shell-true", "B604": "shell-true",
+          "B605": "os-system", "B607": "os-system", "B301": "pickle-load", "B403": "pickle-load",
+          "B506": "yaml-load", "B501": "tls-verify-off", "B323": "tls-verify-off",
+          "B608": "sql-injection"}
+EVERY = "*"
+
+
+class Pragma(NamedTuple):
+    rules: frozenset[str]  # rule ids it silences; EVERY for all
+    named: tuple[str, ...]  # the ids a `review-agent: ignore[...]` names, as written
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(i.strip() for i in re.split(r"[,\s]+", text) if i.strip())
+
+
+def parse(text: str) -> Pragma | None:
+    """The pragma of one line, None when it has none."""
+    rules: set[str] = set()
+    named: tuple[str, ...] = ()
+    if "review-agent" in text.lower():
+        m = _PRAGMA.search(text)
+        if m is not None:
+            ids = m.group("ids")
+            named = _ids(ids) if ids is not None else ()
+            rules |= set(named) if ids is not None and named else {EVERY}
+    if "noqa" in text.lower():
+        m = _NOQA.search(text)
+        if m is not None:
+            rules |= set(_ids(m.group("codes")))
+    if "nosec" in text.lower():
+        m = _NOSEC.search(text)
+        if m is not None:
+            codes = _ids(m.group("codes") or "")
+            picked = {BANDIT.get(c.upper(), c) for c in codes} & SECURITY
+            rules |= picked if codes and picked else set(SECURITY) if not codes else set()
+    return Pragma(frozenset(rules), named) if rules else None
+
+
+def silences(pragma: Pragma | None, rule: str) -> bool:
+    return pragma is not None and (EVERY in pragma.rules or rule in pragma.rules
+                                   or rule.removeprefix("model/") in pragma.rules)
+
+
+def is_ignored(f: Finding, lines: Sequence[str] | None) -> bool:
+    """A pragma on the finding's line, or on a comment-only line just above, names its rule."""
+    if f.source == "secrets" or lines is None or not 0 < f.line <= len(lines):
+        return False
+    if silences(parse(lines[f.line - 1]), f.rule):
+        return True
+    above = lines[f.line - 2] if f.line >= 2 else ""
+    return bool(_COMMENT_ONLY.match(above)) and silences(parse(above), f.rule)
+
+
+def apply(findings: Iterable[Finding], lines: Mapping[str, Sequence[str] | None]
+          ) -> tuple[list[Finding], int]:
+    """The findings no pragma silences, and how many were silenced."""
+    items = list(findings)
+    kept = [f for f in items if not is_ignored(f, lines.get(f.path))]
+    return kept, len(items) - len(kept)
+
+
+def unknown_ids(added: Iterable[tuple[str, int, str]], known: Iterable[str]) -> list[str]:
+    """A warning for each id a `review-agent: ignore[...]` pragma names that no rule has."""
+    known = sorted(set(known))
+    out: list[str] = []
+    for path, no, text in added:
+        if "review-agent" not in text.lower():
+            continue
+        pragma = parse(text)
+        for rid in pragma.named if pragma is not None else ():
+            if rid in known or rid.startswith("model/"):
+                continue
+            if rid.startswith("secret/"):
+                out.append(f"{path}:{no}: review-agent: ignore does not silence secrets; "
+                           "allow one with a `gitleaks:allow` comment or secrets.allow")
+                continue
+            close = difflib.get_close_matches(rid, known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            out.append(f"{path}:{no}: unknown rule id {rid!r} in review-agent: ignore{hint}")
+    return out
