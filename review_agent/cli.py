@@ -82,15 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
                    default="manual")
     p.add_argument("--prompts", metavar="DIR")
     p.add_argument("--max-iterations", type=int, metavar="N")
+    p.add_argument("--policy", metavar="FILE", help="approval_policy YAML (seed 001)")
+    p.add_argument("--transitions", action="store_true",
+                   help="print only state entries, exits and transitions (JSON lines)")
     _common(p)
 
-    p = sub.add_parser("graph", help="validate or show a graph YAML")
+    p = sub.add_parser("graph", help="validate, compile, migrate or show a graph YAML")
     gsub = p.add_subparsers(dest="graph_command", metavar="ACTION", parser_class=_Parser)
     gv = gsub.add_parser("validate")
     gv.add_argument("file")
     gv.add_argument("--format", choices=("text", "json"), default="text", dest="fmt")
     gs = gsub.add_parser("show")
     gs.add_argument("file", nargs="?")
+    gc = gsub.add_parser("compile")
+    gc.add_argument("file", nargs="?")
+    gm = gsub.add_parser("migrate")
+    gm.add_argument("file")
 
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} a plain git hook")

@@ -42,6 +42,7 @@ class Options(NamedTuple):
     allow_hosts: tuple[str, ...] = ()
     api_key_allowed: bool = True  # False: the base URL only repository files name
     report_exemptions: bool = False  # range reviews: a change that exempts itself is reported
+    approval_policy: Mapping[str, Any] | None = None  # seed 001 (team/policy.py): None: defaults
 
 
 def _str(v: Any) -> str:
@@ -113,6 +114,15 @@ def _fail_on(v: Any) -> str:
     return str(v)
 
 
+def _policy(v: Any) -> dict[str, Any]:
+    from review_agent.team.policy import normalize_policy
+
+    try:
+        return normalize_policy(v, "approval_policy")
+    except ConfigError as exc:
+        raise TypeError(str(exc).removeprefix("approval_policy: ")) from None
+
+
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise TypeError("true or false")
@@ -138,6 +148,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "token_budget": ("token_budget", _upto(10_000_000)),
     "workers": ("workers", _upto(64)),
     "baseline": ("baseline", _str),
+    "approval_policy": ("approval_policy", _policy),
 }
 # keys only the user's own configuration (outside every repository) may set
 USER_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {

@@ -60,6 +60,7 @@ def review_change(
         trigger_source=trigger,
         model_spec=options.model,
         max_iterations=options.max_iterations,
+        approval_policy=options.approval_policy,
     )
     final = isolated_run(state, ctx, options.graph, events_path)
     report = build_report(final, change, options, trigger, time.perf_counter() - started, kept)
@@ -184,19 +185,29 @@ def make_model(options: Options) -> ModelAdapter:
 
 
 def run_team(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
-             events_path: str | None) -> dict[str, Any]:
-    """Validate the graph (shipped or the user's), run it, write events to `events_path`."""
-    from review_agent.graph.engine import events_writer, run_graph
+             events_path: str | None, *, max_iterations: int | None = None,
+             sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Validate the graph (shipped or the user's), run it, write events to `events_path`
+    (and to `sink`); `max_iterations` (the command line's) overrides the graph's."""
+    from review_agent.graph.engine import events_writer, limits_for, run_graph
     from review_agent.graph.spec import load_graph
     from review_agent.team import NODES
 
     graph = load_graph(graph_path, known=NODES)
+    limits = limits_for(graph, max_iterations)
     emit: Callable[[dict[str, Any]], None] | None = None
     close: Callable[[], None] | None = None
     if events_path:
         emit, close = events_writer(events_path)
+    if sink is not None:
+        write, extra = emit, sink
+
+        def emit(event: dict[str, Any]) -> None:
+            if write is not None:
+                write(event)
+            extra(event)
     try:
-        return run_graph(graph, NODES, state, ctx, emit)
+        return run_graph(graph, NODES, state, ctx, emit, limits=limits)
     finally:
         if close is not None:
             close()

@@ -1,8 +1,10 @@
-"""The builtin model: empty reviews, role proposals grounded in the context, critique gaps."""
+"""The builtin model (empty reviews, no proposals) and the team's deterministic specialists:
+role proposals grounded in the context, critique gaps; models/ depends on records only."""
 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from review_agent.models import make_adapter
 from review_agent.models.base import ModelSettings
 from review_agent.models.builtin import BuiltinModel
 from review_agent.records import ContextBundle
+from review_agent.team import drafts
 from review_agent.team.critique import critique_artifact
 from review_agent.team.sources import definitions, smells
 
@@ -38,10 +41,21 @@ class Lexer:
 SOURCE = {"kind": "code", "path": "src/pkg/lexer.py", "content": PARSER}
 
 
-def model() -> BuiltinModel:
+def builtin() -> BuiltinModel:
     adapter = make_adapter("builtin", ModelSettings())
     assert isinstance(adapter, BuiltinModel)
     return adapter
+
+
+class _Drafts:
+    """The team's deterministic specialists behind the adapter's propose() signature."""
+
+    def propose(self, role: str, prompt: str, request: dict[str, Any]) -> dict[str, Any]:
+        return drafts.propose(role, request)
+
+
+def model() -> _Drafts:
+    return _Drafts()
 
 
 def request(**kw: Any) -> dict[str, Any]:
@@ -55,12 +69,32 @@ def request(**kw: Any) -> dict[str, Any]:
 
 def test_review_is_empty_and_sends_nothing() -> None:
     bundle = ContextBundle((), (), 0, 100, (), 0)
-    reply = model().review("prompt", bundle)
+    reply = builtin().review("prompt", bundle)
     assert reply.findings == () and reply.requests == 0 and not reply.failed
 
 
+def test_the_builtin_model_writes_no_proposals_the_team_does() -> None:
+    assert builtin().proposes is False
+    with pytest.raises(ModelError, match="deterministic specialists"):
+        builtin().propose("test_engineer", "", request())
+
+
+def test_models_depend_on_records_only_never_on_the_team() -> None:
+    import review_agent.models
+
+    root = Path(review_agent.models.__file__).parent
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                assert not name.startswith(("review_agent.team", "review_agent.graph",
+                                            "review_agent.pipeline")), (path.name, name)
+
+
 def test_unknown_role_is_a_model_error() -> None:
-    with pytest.raises(ModelError, match="no role 'poet'"):
+    with pytest.raises(ModelError, match="no deterministic specialist for role 'poet'"):
         model().propose("poet", "", request())
 
 

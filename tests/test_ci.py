@@ -300,7 +300,7 @@ def test_the_graph_comes_from_the_base(world: World, monkeypatch: pytest.MonkeyP
     skip = shipped.replace(
         '  - {from: prepare_task, to: classify_task, when: "true"}\n',
         '  - {from: prepare_task, to: finalize, when: "true"}\n'
-        '  - {from: prepare_task, to: classify_task, when: "status == never"}\n')
+        '  - {from: prepare_task, to: classify_task, condition: status, value: never}\n')
     assert skip != shipped
     world.clone.commit("skip the review", {"review/graph.yaml": skip})
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", "json", "--base",

@@ -23,12 +23,14 @@ SHIPPED = str(default_graph_path())
 BAD = """\
 id: bad
 version: 1
+category: code
+description: two nodes with one id
 nodes:
-  - id: prepare_task
-  - id: prepare_task
+  - {id: prepare_task, kind: step}
+  - {id: prepare_task, kind: step}
 edges:
   - {from: prepare_task, to: finalize, when: "true"}
-finalize: {run: finalize_response}
+finalize: {artifact: final_output}
 """
 
 
@@ -53,7 +55,7 @@ def test_validate_failing_graph_text_and_json(tmp_path: Path) -> None:
     assert out.getvalue().split("\n") == [
         "schema: pass",
         "structural: fail",
-        "  DUPLICATE_NODE_ID: node id 'prepare_task' is declared twice (line 5)",
+        "  DUPLICATE_NODE_ID: node id 'prepare_task' is declared twice (line 7)",
         "ir_analysis: skipped",
         f"{path}: fail",
         "",
@@ -64,16 +66,18 @@ def test_validate_failing_graph_text_and_json(tmp_path: Path) -> None:
     assert report["overall"] == "fail"
     assert report["stages"]["structural"]["errors"][0] == {
         "code": "DUPLICATE_NODE_ID", "message": "node id 'prepare_task' is declared twice",
-        "node": "prepare_task", "line": 5}
+        "node": "prepare_task", "line": 7, "stage": "structural", "severity": "error"}
+    assert report["stages"]["ir_analysis"] == {"status": "skipped"}
 
 
 def test_warnings_are_printed(tmp_path: Path) -> None:
     path = tmp_path / "warn.yaml"
-    path.write_text(BAD.replace("  - id: prepare_task\n", "", 1).replace(
-        'when: "true"', 'when: "status != failed"'), encoding="utf-8")
+    path.write_text(BAD.replace("  - {id: prepare_task, kind: step}\n", "", 1).replace(
+        'when: "true"', 'condition: status, value: failed, not: true'), encoding="utf-8")
     out = io.StringIO()
     assert validate_command(str(path), "text", out) == 0
-    assert "warning NO_FALLBACK_EDGE: the last edge of 'prepare_task' is not when" in out.getvalue()
+    assert "warning NO_FALLBACK_EDGE: the last edge of 'prepare_task' is conditional" \
+        in out.getvalue()
 
 
 def test_validate_refuses_missing_files_and_formats(tmp_path: Path) -> None:

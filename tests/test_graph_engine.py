@@ -102,7 +102,7 @@ def test_route_conditions(route: str) -> None:
                       {}, None, events.append)
     assert rec.calls == ["a", "r", "b" + route, "fin"]
     [done] = [e for e in events if e["event"] == "node.complete" and e["node"] == "r"]
-    assert done["route"] == route
+    assert done["result"] == {"status": "running", "score": None, "route": route}
     assert final["status"] == "running"
 
 
@@ -245,10 +245,11 @@ def test_event_sequence_of_a_small_graph() -> None:
         ("run.complete", None),
     ]
     assert events[0]["version"] == 1
-    assert events[2]["score"] == 0.75 and "route" not in events[2]
-    assert events[6] == {**events[6], "from": "r", "to": "by", "when": "route == y"}
+    assert events[2]["result"] == {"status": "running", "score": 0.75}
+    assert events[6] == {**events[6], "from": "r", "to": "by", "when": "judge.route == y",
+                         "feedback": None}
     assert events[-1] == {"seq": 12, "ts": events[-1]["ts"], "event": "run.complete",
-                          "status": "running", "transitions": 3}
+                          "status": "completed", "transitions": 3, "tool_calls": {}}
 
 
 def test_runs_are_deterministic_apart_from_ts() -> None:

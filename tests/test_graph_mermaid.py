@@ -21,7 +21,7 @@ def test_shipped_graph_flowchart() -> None:
     assert '    finalize_end(["finalize: finalize_response"])' in lines
     arrows = [ln for ln in lines if re.match(r"    \w+ -->", ln)]
     assert len(arrows) == len(graph.edges)
-    assert '    decide_next_step -->|"route == retry"| run_specialist_agent' in lines
+    assert '    decide_next_step -->|"judge.route == retry"| run_specialist_agent' in lines
     assert "    prepare_task --> classify_task" in lines  # "true" is not written
     assert '    prepare_task -->|"status == failed"| finalize_end' in lines
     assert 'true"' not in text
@@ -43,7 +43,7 @@ def test_awkward_ids_and_runs_are_made_safe() -> None:
     assert 'n1__["n1__"]' in text  # a safe-looking id ending in __ is renamed too
     assert 'n2__["has space"]' in text
     assert 'n3__{"q#quot;uote"}' in text
-    assert 'n0__ -->|"score >= 0.5"| n1__' in text
-    assert 'n3__ -->|"route == a"| finalize_end' in text
+    assert 'n0__ -->|"judge.score >= 0.5"| n1__' in text
+    assert 'n3__ -->|"judge.route == a"| finalize_end' in text
     ids = re.findall(r"^    (\S+?)[\[{(]", text, re.M)
     assert len(ids) == len(set(ids)) == 6

@@ -71,7 +71,6 @@ def test_hash_is_of_the_content() -> None:
 
 
 @pytest.mark.parametrize(("source", "message"), [
-    ("no front matter", "missing front matter"),
     ("---\nrole: a\nversion: 1\n", "not closed"),
     ("---\nrole: a\ndescription: d\n---\nx", "lacks 'version'"),
     ("---\n[1, 2\n---\nx", "not valid YAML"),
@@ -80,6 +79,15 @@ def test_hash_is_of_the_content() -> None:
 def test_bad_front_matter_is_a_config_error(source: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_template("bad.md.j2", source)
+
+
+def test_a_template_without_front_matter_loads_with_its_content_hash_as_version() -> None:
+    t = parse_template("prompts/documenter.md.j2", "Document {{ task }}.\n")
+    assert (t.role, t.version, t.sha256) == ("documenter", t.sha256, t.sha256)
+    assert re.fullmatch(r"[0-9a-f]{12}", t.version)
+    assert render(t, task="it") == "Document it.\n"
+    other = parse_template("prompts/documenter.md.j2", "Document {{ task }} well.\n")
+    assert other.version != t.version
 
 
 def test_library_from_files_ignores_other_files_and_rejects_duplicate_roles() -> None:

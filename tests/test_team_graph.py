@@ -122,7 +122,8 @@ def test_test_request_goes_to_test_engineer_and_the_critique_drives_a_second_rou
     assert (out["task_type"], out["selected_role"], out["status"]) == \
         ("test_creation", "test_engineer", "needs_review")
     assert out["iterations"] == 2
-    retries = [e for e in events if e["event"] == "node.complete" and e.get("route") == "retry"]
+    retries = [e for e in events if e["event"] == "node.complete"
+               and e.get("result", {}).get("route") == "retry"]
     assert len(retries) == 1
     content = out["specialist_artifact"]["content"]
     ast.parse(content)
@@ -190,10 +191,12 @@ def test_missing_brief_or_context_asks_for_exactly_what_is_missing(
     out = out_of(final)
     assert out["status"] == "needs_context"
     assert out["requires_human_approval"] is False and out["specialist_artifact"] is None
+    required = out["message"].split(" Also give ")[0]
     for what in missing:
-        assert what in out["message"]
+        assert what in required
     for what in present:
-        assert what not in out["message"]
+        assert what not in required
+    assert out["context_warnings"], "the clarification carries its context warnings"
     assert "request_clarification" in nodes_visited(events)
     assert "run_specialist_agent" not in nodes_visited(events)
 
@@ -377,6 +380,6 @@ def test_specialist_without_usable_context_routes_to_clarification() -> None:
     out = out_of(final)
     assert out["status"] == "needs_context"
     assert "no Python functions or classes in the context" in out["message"]
-    routes = [e.get("route") for e in events if e["event"] == "node.complete"]
+    routes = [e.get("result", {}).get("route") for e in events if e["event"] == "node.complete"]
     assert "clarify" in routes
     assert nodes_visited(events)[-2:] == ["request_clarification", "finalize"]

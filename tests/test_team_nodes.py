@@ -90,8 +90,13 @@ def test_needs_context_message_names_only_what_is_missing() -> None:
               human_brief={"goal": "Add a validator", "acceptance_criteria": ["rejects x"]})
     update = validate_human_brief(s, ctx())
     assert update["status"] == "needs_context"
-    assert update["message"] == ("Missing before a scaffolder can start: context (the existing "
-                                 "code, interface or target module: --context PATH).")
+    assert update["message"] == (
+        "Missing before a scaffolder can start: context (the existing code, interface or "
+        "target module: --context PATH). Also give the target files (where the result goes: "
+        "`target_files` in --brief); the expected output (what you want back, e.g. a test "
+        "module or a reference page: `expected_output` in --brief).")
+    assert update["context_warnings"] == [
+        "No existing code or interface contract was supplied for the requested work."]
 
 
 @pytest.mark.parametrize(("path", "content"), [

@@ -48,7 +48,8 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
                            context_paths=args.context, trigger=args.trigger,
                            prompts_dir=args.prompts, max_iterations=args.max_iterations,
                            options=options, fmt=args.fmt or "text", stream=stream,
-                           events_path=args.events)
+                           events_path=args.events, policy_path=args.policy,
+                           transitions=args.transitions)
     if cmd == "graph":
         from review_agent.commands import graph_cmd
 
@@ -56,7 +57,12 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
             return graph_cmd.validate_command(args.file, args.fmt, stream)
         if args.graph_command == "show":
             return graph_cmd.show_command(args.file, stream)
-        raise ReviewAgentError("graph: choose validate FILE or show [FILE]")
+        if args.graph_command == "compile":
+            return graph_cmd.compile_command(args.file, stream)
+        if args.graph_command == "migrate":
+            return graph_cmd.migrate_command(args.file, stream)
+        raise ReviewAgentError("graph: choose validate FILE, compile [FILE], migrate FILE or "
+                               "show [FILE]")
     if cmd in ("install", "uninstall"):
         from review_agent.commands import install
 

@@ -1,4 +1,5 @@
-"""`review-agent graph validate FILE [--format json]` and `review-agent graph show [FILE]`."""
+"""`review-agent graph validate FILE [--format json]`, `graph compile [FILE]` (the IR as JSON),
+`graph migrate FILE` (the old dialect rewritten in seed 000's) and `graph show [FILE]`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, TextIO
 
 from review_agent.errors import ReviewAgentError
 from review_agent.graph.mermaid import to_mermaid
-from review_agent.graph.spec import load_graph
+from review_agent.graph.spec import load_graph, to_ir
 from review_agent.graph.validate import STAGES, validate_text
 
 # Used only when the team package cannot be imported (team.NODES is the source of truth).
@@ -48,7 +49,7 @@ def write_text_report(report: dict[str, Any], path: str, stream: TextIO) -> None
     for name in STAGES:
         stage = report["stages"][name]
         stream.write(f"{name}: {stage['status']}\n")
-        for err in stage["errors"]:
+        for err in stage.get("errors", []):
             stream.write(f"  {err['code']}: {err['message']}{_where(err)}\n")
     for warn in report["warnings"]:
         stream.write(f"warning {warn['code']}: {warn['message']}{_where(warn)}\n")
@@ -70,4 +71,29 @@ def validate_command(path: str, fmt: str, stream: TextIO) -> int:
 def show_command(path: str | None, stream: TextIO) -> int:
     """Print the graph (None: the shipped one) as Mermaid; an invalid graph raises GraphError."""
     stream.write(to_mermaid(load_graph(path, known_functions())))
+    return 0
+
+
+def compile_command(path: str | None, stream: TextIO) -> int:
+    """Print the compiled IR (None: the shipped graph) as JSON; an invalid graph raises."""
+    graph = load_graph(path, known_functions())
+    stream.write(json.dumps(to_ir(graph), indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def migrate_command(path: str, stream: TextIO) -> int:
+    """Print an old-dialect graph rewritten in seed 000's dialect (comments are not kept)."""
+    import yaml
+
+    from review_agent.graph.legacy import is_legacy, migrate
+    from review_agent.graph.yamlsrc import parse
+
+    data, _, errors = parse(_read(path))
+    if errors:
+        raise ReviewAgentError(f"graph {path}: {errors[0]['message']}")
+    if not is_legacy(data):
+        raise ReviewAgentError(f"graph {path} is already in the seed 000 dialect")
+    migrated, _ = migrate(data)
+    stream.write(yaml.safe_dump(migrated, sort_keys=False, allow_unicode=True,
+                                default_flow_style=None, width=100))
     return 0

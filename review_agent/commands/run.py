@@ -70,11 +70,38 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
     return with_new_blobs(root, change)
 
 
+def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | None:
+    """approval_policy from --policy FILE, else the configuration's, else None (defaults)."""
+    from review_agent.team.policy import load_policy
+
+    if policy_path is None:
+        return dict(options.approval_policy) if options.approval_policy is not None else None
+    try:
+        text = Path(policy_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read policy {policy_path}: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    return load_policy(text, policy_path)
+
+
+def _transition_printer(stream: TextIO) -> Any:
+    from review_agent.graph.engine import TRANSITION_EVENTS
+
+    def sink(event: dict[str, Any]) -> None:
+        if event.get("event") in TRANSITION_EVENTS:
+            stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+
+    return sink
+
+
 def run_command(*, task: str, role: str | None, brief_path: str | None,
                 context_paths: Sequence[str], trigger: str, prompts_dir: str | None,
                 max_iterations: int | None, options: Options, fmt: str, stream: TextIO,
-                events_path: str | None) -> int:
-    """Run the team graph once; exit 0 for every status but failed (1)."""
+                events_path: str | None, policy_path: str | None = None,
+                transitions: bool = False) -> int:
+    """Run the team graph once; exit 0 for every status but failed (1).
+
+    `transitions`: print only the state entries, exits and transitions (JSON lines)."""
     from review_agent.pipeline import make_model, run_team
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
@@ -91,6 +118,7 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     if directory is not None and not Path(directory).is_dir():
         raise ConfigError(f"prompts directory {directory} does not exist")
     brief = read_brief(brief_path)
+    policy = read_policy(policy_path, options)
     sources = read_context(context_paths)
     change, blobs = _review_change(trigger)
     model = make_model(options)
@@ -98,9 +126,13 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
                       prompts_dir=directory)
     state = initial_state(input=task, trigger_source=trigger, requested_role=role,
                           human_brief=brief, context_sources=sources, model_spec=model.spec,
-                          max_iterations=max_iterations or options.max_iterations or 1)
-    final = run_team(state, ctx, options.graph, events_path)
+                          max_iterations=max_iterations or options.max_iterations or 1,
+                          approval_policy=policy)
+    final = run_team(state, ctx, options.graph, events_path, max_iterations=max_iterations,
+                     sink=_transition_printer(stream) if transitions else None)
     output = final.get("final_output")
+    if transitions:
+        return 1 if isinstance(output, dict) and output.get("status") == "failed" else 0
     if not isinstance(output, dict):
         raise ReviewAgentError(f"the graph ended without a final output: {final.get('message')}")
     if fmt == "json":

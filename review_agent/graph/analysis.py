@@ -1,20 +1,32 @@
-"""Stage 3 of graph validation (ir_analysis): entry, cycles, reachability, limits, warnings."""
+"""Stage 3 of graph validation (ir_analysis): entry, finalize, cycles, reachability, judges,
+budgets and limits; unreachable nodes and missing fallbacks are warnings."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from review_agent.graph.codes import FINALIZE, LIMIT_DEFAULTS, LIMIT_RANGES, Error, err, kind_of
-from review_agent.graph.when import When, parse_when
+from review_agent.graph.codes import (
+    FINALIZE,
+    LIMIT_DEFAULTS,
+    LIMIT_RANGES,
+    Error,
+    err,
+    judge_values,
+    kind_of,
+    warning,
+)
+from review_agent.graph.when import When, is_unconditional
 from review_agent.graph.yamlsrc import Lines
 
 
 def edges_of(data: dict[str, Any]) -> dict[str, list[tuple[str, When]]]:
     """Outgoing (target, condition) per node id, in declaration order (validated data only)."""
+    from review_agent.graph.validate import edge_condition
+
     out: dict[str, list[tuple[str, When]]] = {n["id"]: [] for n in data["nodes"]}
     for edge in data["edges"]:
-        out[edge["from"]].append((edge["to"], parse_when(edge["when"])))
+        out[edge["from"]].append((edge["to"], edge_condition(edge)))
     return out
 
 
@@ -35,7 +47,7 @@ def _reach(start: Collection[str], succ: Mapping[str, Collection[str]]) -> set[s
     return seen
 
 
-def _cycles(order: list[str], succ: Mapping[str, list[str]]) -> list[list[str]]:
+def cycles(order: list[str], succ: Mapping[str, list[str]]) -> list[list[str]]:
     """Strongly connected components that contain a cycle (Tarjan, iterative)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -90,65 +102,153 @@ def ir_analysis(data: dict[str, Any], lines: Lines) -> tuple[list[Error], list[E
         errors.append(err("NO_ENTRY_NODE", "every node has an incoming edge: no entry node"))
     elif len(entries) > 1:
         errors.append(err("MULTIPLE_ENTRY_NODES", "more than one node has no incoming edge: "
-                           + ", ".join(entries), nodes=entries))
+                          + ", ".join(entries), nodes=entries))
+    if "finalize" not in data:
+        errors.append(err("NO_FINALIZE", "no top-level 'finalize' (add finalize: artifact: "
+                          "result.md)"))
     defaults = data.get("defaults") or {}
-    for comp in _cycles(order, succ):
+    for comp in cycles(order, succ):
         if defaults.get("max_iterations") is None:
             errors.append(err("UNBOUNDED_CYCLE", "cycle through " + " -> ".join(comp)
-                               + " and no defaults.max_iterations", nodes=comp,
-                               line=line_of[comp[0]]))
+                              + " and no defaults.max_iterations", nodes=comp,
+                              line=line_of[comp[0]]))
     pred: dict[str, list[str]] = {}
     for src, targets in succ.items():
         for dst in targets:
             pred.setdefault(dst, []).append(src)
-    finishing = _reach([FINALIZE], pred)
+    terminals = [nid for nid in order if by_id[nid].get("transitions") == []]
+    finishing = _reach([FINALIZE, *terminals], pred)
     reachable = _reach(entries, succ) if entries else set(order)
     for nid in order:
         if nid in reachable and nid not in finishing:
             errors.append(err("FINALIZE_UNREACHABLE", f"no path from node {nid!r} reaches "
-                               "finalize", node=nid, line=line_of[nid]))
+                              "finalize", node=nid, line=line_of[nid]))
     for nid in order:
-        node = by_id[nid]
-        if kind_of(node) != "router":
-            continue
-        for value in dict.fromkeys(node["route_values"]):
-            target = next(t for t, w in out[nid] if w.subject == "route" and w.value == value)
-            if target not in finishing:
-                errors.append(err("ROUTE_DEAD_END", f"route {value!r} of {nid!r} goes to "
-                                   f"{target!r}, which never reaches finalize",
-                                   node=nid, route_value=value, line=line_of[nid]))
-    errors += _limits(defaults, lines.top.get("defaults"))
+        if kind_of(by_id[nid]) == "judge":
+            e, w = _judge(by_id[nid], out[nid], finishing, line_of[nid])
+            errors += e
+            warnings += w
+    errors += _budgets(data, line_of)
+    errors += _limits(data, lines)
     for i, nid in enumerate(order):
         line = lines.item("nodes", i)
         if entries and nid not in reachable:
-            warnings.append(err("UNREACHABLE_NODE", f"node {nid!r} is never reached from the "
-                                 "entry node", node=nid, line=line))
+            warnings.append(warning("UNREACHABLE_NODE", "ir_analysis", f"node {nid!r} is never "
+                                    "reached from the entry node", node=nid, line=line))
         warn = _fallback_warning(by_id[nid], out[nid])
         if warn:
-            warnings.append(err("NO_FALLBACK_EDGE", warn, node=nid, line=line))
+            warnings.append(warning("NO_FALLBACK_EDGE", "ir_analysis", warn, node=nid,
+                                    line=line))
     return errors, warnings
 
 
-def _limits(defaults: Mapping[str, Any], line: int | None) -> list[Error]:
-    errors = []
-    for key, (low, high) in LIMIT_RANGES.items():
-        value = defaults.get(key, LIMIT_DEFAULTS.get(key))
-        if value is not None and not low <= value <= high:
-            errors.append(err("LIMIT_OUT_OF_RANGE", f"defaults.{key} = {value} is outside "
-                               f"{low}..{high}", limit=key, line=line))
+def _judge(node: Mapping[str, Any], edges: list[tuple[str, When]], finishing: set[str],
+           line: int | None) -> tuple[list[Error], list[Error]]:
+    nid = node["id"]
+    errors: list[Error] = []
+    warnings: list[Error] = []
+    values = list(dict.fromkeys(judge_values(node)))
+    if not any(w.subject == "route" for _, w in edges):
+        if edges:
+            for value in values:
+                warnings.append(warning("MISSING_JUDGE_ROUTE_EDGE", "ir_analysis",
+                                        f"judge {nid!r} declares route value {value!r} but no "
+                                        f"edge says when: \"judge.route == {value}\"",
+                                        node=nid, route_value=value, line=line))
+        return errors, warnings
+    for value in values:
+        shadow = None
+        target = None
+        for i, (dst, when) in enumerate(edges):
+            if when.subject == "route" and when.value == value:
+                target = dst
+                break
+            if is_unconditional(when) and shadow is None:
+                shadow = i
+        if target is None:
+            continue  # no edge at all: stage 2 reported it
+        if shadow is not None:
+            errors.append(err("JUDGE_ROUTE_COVERAGE_ERROR", f"route value {value!r} of "
+                              f"{nid!r} is never taken: an unconditional edge before it "
+                              "matches first", node=nid, route_value=value, line=line))
+        elif target != FINALIZE and target not in finishing:
+            errors.append(err("JUDGE_DEAD_END", f"route {value!r} of {nid!r} goes to "
+                              f"{target!r}, which never reaches finalize",
+                              node=nid, route_value=value, line=line))
+    return errors, warnings
+
+
+def _budgets(data: dict[str, Any], line_of: Mapping[str, int | None]) -> list[Error]:
+    defaults = data.get("defaults") or {}
+    cap = defaults.get("max_total_tool_calls")
+    web_cap = defaults.get("max_web_search_calls")
+    errors: list[Error] = []
+    for node in data["nodes"]:
+        nid = node["id"]
+        budget = (node.get("guardrails") or {}).get("tool_call_budget") or {}
+        total = sum(budget.values())
+        if cap is not None and total > cap:
+            errors.append(err("BUDGET_INCONSISTENT", f"node {nid!r} budgets {total} tool calls, "
+                              f"more than defaults.max_total_tool_calls = {cap}", node=nid,
+                              line=line_of[nid]))
+        if web_cap is not None and budget.get("web.search", 0) > web_cap:
+            errors.append(err("BUDGET_INCONSISTENT", f"node {nid!r} budgets "
+                              f"{budget['web.search']} web.search calls, more than "
+                              f"defaults.max_web_search_calls = {web_cap}", node=nid,
+                              line=line_of[nid]))
+        force = (node.get("runner") or {}).get("force_tool")
+        if force is None:
+            continue
+        own = budget.get(force)
+        if own == 0 or (own is None and cap is None):
+            why = "is 0" if own == 0 else "is not set and defaults.max_total_tool_calls is unset"
+            errors.append(err("FORCE_TOOL_NO_BUDGET", f"node {nid!r} forces {force!r} but its "
+                              f"budget {why} (add guardrails.tool_call_budget: {{{force}: 1}})",
+                              node=nid, tool=force, line=line_of[nid]))
+    return errors
+
+
+def _range(key: str, value: Any, where: str, line: int | None) -> list[Error]:
+    low, high = LIMIT_RANGES[key]
+    if value is not None and not low <= value <= high:
+        return [err("LIMIT_OUT_OF_RANGE", f"{where}{key} = {value} is outside {low}..{high}",
+                    limit=key, line=line)]
+    return []
+
+
+def _limits(data: dict[str, Any], lines: Lines) -> list[Error]:
+    defaults = data.get("defaults") or {}
+    line = lines.top.get("defaults")
+    errors: list[Error] = []
+    for key in LIMIT_RANGES:
+        errors += _range(key, defaults.get(key, LIMIT_DEFAULTS.get(key)), "defaults.", line)
+    if "timeout" in defaults and defaults["timeout"] <= 0:
+        errors.append(err("LIMIT_OUT_OF_RANGE", f"defaults.timeout = {defaults['timeout']} "
+                          "must be above 0 seconds", limit="timeout", line=line))
+    for i, node in enumerate(data["nodes"]):
+        nline = lines.item("nodes", i)
+        where = f"node {node['id']}: "
+        errors += _range("max_state_visits", node.get("max_state_visits"), where, nline)
+        loops = (node.get("runner") or {}).get("max_loops")
+        if loops is not None and loops < 1:
+            errors.append(err("LIMIT_OUT_OF_RANGE", f"{where}runner.max_loops = {loops} must be "
+                              "at least 1", limit="max_loops", line=nline))
+        if "timeout" in node and node["timeout"] <= 0:
+            errors.append(err("LIMIT_OUT_OF_RANGE", f"{where}timeout = {node['timeout']} must "
+                              "be above 0 seconds", limit="timeout", line=nline))
     return errors
 
 
 def _fallback_warning(node: Mapping[str, Any], edges: list[tuple[str, When]]) -> str:
     nid = node["id"]
-    if kind_of(node) == "router":
-        if any(w.subject == "true" for _, w in edges):
+    if kind_of(node) == "judge" and any(w.subject == "route" for _, w in edges):
+        if any(is_unconditional(w) for _, w in edges):
             return ""
         routed = {w.value for _, w in edges if w.subject == "route"}
-        missing = [v for v in node["route_values"] if v not in routed]
-        return (f"router {nid!r} has no edge for route values {', '.join(missing)}"
+        missing = [v for v in judge_values(node) if v not in routed]
+        return (f"judge {nid!r} has no edge for route values {', '.join(missing)}"
                 if missing else "")
-    if edges and edges[-1][1].subject != "true":
-        return (f"the last edge of {nid!r} is not when: \"true\"; when no condition holds "
-                "the run is finalized early")
+    if edges and not is_unconditional(edges[-1][1]):
+        return (f"the last edge of {nid!r} is conditional; when no condition holds the run "
+                "is finalized early (add an unconditional fallback last)")
     return ""

@@ -1,4 +1,4 @@
-"""A Graph as Mermaid `flowchart TD` text (routers as diamonds, edge labels from `when`)."""
+"""A Graph as Mermaid `flowchart TD` text (judges as diamonds, edge labels from `when`)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,12 @@ def to_mermaid(graph: Graph) -> str:
     lines = ["flowchart TD", f"    START([START]) --> {ids[graph.entry]}"]
     for node in graph.nodes:
         text = node.id if node.run == node.id else f"{node.id} (run: {node.run})"
-        shape = "{%s}" if node.kind == "router" else "[%s]"
+        shape = "{%s}" if node.kind == "judge" else "[%s]"
         lines.append(f"    {ids[node.id]}" + shape % _label(text))
     lines.append(f"    {ids[FINALIZE]}([{_label(f'finalize: {graph.finalize_run}')}])")
     for edge in graph.edges:
-        arrow = "-->" if edge.when.subject == "true" else f"-->|{_label(edge.when.text.strip())}|"
+        plain = edge.when.subject in ("true", "always")
+        arrow = "-->" if plain else f"-->|{_label(edge.when.text.strip())}|"
         lines.append(f"    {ids[edge.source]} {arrow} {ids[edge.target]}")
     return "\n".join(lines) + "\n"
 

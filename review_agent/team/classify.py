@@ -138,17 +138,34 @@ def score(text: str) -> dict[str, int]:
             for kind, signals in SIGNALS.items()}
 
 
-def classify(text: str, requested_role: str | None, trigger_source: str) -> Classification:
-    """Task type from the request, the requested role and the trigger (reviews are fixed)."""
+def _best(scores: dict[str, int]) -> str | None:
+    best = max(PRIORITY, key=lambda k: (scores[k], -PRIORITY.index(k)))
+    return best if scores[best] > 0 else None
+
+
+def classify(text: str, requested_role: str | None, trigger_source: str,
+             reviewer_only: bool | None = None, fill_in: str = "") -> Classification:
+    """Task type from the request, the requested role and the trigger (reviews are fixed).
+
+    `text` is the request and decides; `fill_in` (the brief's goal) is read only when the
+    request names no kind of work, and for actions that must be refused.
+    """
     blocked = blocked_actions(text)
-    if trigger_source in REVIEW_TRIGGERS:
+    if fill_in:
+        seen = {b["action"] for b in blocked}
+        blocked += tuple(b for b in blocked_actions(fill_in) if b["action"] not in seen)
+    if reviewer_only is None:
+        reviewer_only = trigger_source in REVIEW_TRIGGERS
+    if reviewer_only:
         # A hook or pipeline review stays a review; an action it asked for is only recorded.
         return Classification("review", blocked, {})
     scores = score(text)
     if blocked:
         return Classification("unsupported", blocked, scores)
-    best = max(PRIORITY, key=lambda k: (scores[k], -PRIORITY.index(k)))
-    found = best if scores[best] > 0 else None
+    found = _best(scores)
+    if found is None and fill_in:
+        scores = score(fill_in)
+        found = _best(scores)
     role_type = TASK_FOR_ROLE.get(requested_role or "")
     if role_type is not None and (found is None or found not in SPECIFIC or found == role_type):
         return Classification(role_type, blocked, scores)

@@ -8,7 +8,15 @@ from review_agent.errors import ConfigError
 from review_agent.team.brief import REVIEW_BRIEF, normalize_brief
 from review_agent.team.classify import classify
 from review_agent.team.runtime import TeamContext
-from review_agent.team.state import ROLE_FOR_TASK, ROLES, TRIGGERS, is_review, log
+from review_agent.team.state import (
+    ROLE_FOR_TASK,
+    ROLES,
+    TRIGGERS,
+    is_review,
+    log,
+    reviewer_only,
+    warn,
+)
 
 MAX_INPUT_CHARS = 20_000
 
@@ -57,14 +65,13 @@ def prepare_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         return _failed(state, f"malformed {exc}")
     library = dict(state.get("prompt_library") or {})
     if not library:
-        from review_agent.team.prompts import load_library, load_library_from_files
+        from review_agent.team.prompts import library_sources, read_files
 
         try:
-            templates = (load_library_from_files(ctx.prompt_files) if ctx.prompt_files
-                         else load_library(ctx.prompts_dir or ctx.options.prompts_dir))
+            library = library_sources(ctx.prompt_files or
+                                      read_files(ctx.prompts_dir or ctx.options.prompts_dir))
         except ConfigError as exc:
             return _failed(state, str(exc))
-        library = {role_: t.source for role_, t in templates.items()}
     max_iterations = state.get("max_iterations")
     if not isinstance(max_iterations, int) or max_iterations < 1:
         max_iterations = ctx.options.max_iterations or 1
@@ -86,8 +93,10 @@ def prepare_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 def classify_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Choose the task type from the request, the requested role and the trigger."""
     brief = state.get("human_brief") or {}
-    text = " ".join(p for p in (state.get("normalized_input", ""), brief.get("goal", "")) if p)
-    result = classify(text, state.get("requested_role"), state.get("trigger_source", "manual"))
+    # The task text is the request and decides the type; the brief only fills in.
+    result = classify(state.get("normalized_input", ""), state.get("requested_role"),
+                      state.get("trigger_source", "manual"), reviewer_only(state),
+                      fill_in=str(brief.get("goal") or ""))
     update: dict[str, Any] = {"task_type": result.task_type,
                               "blocked_actions": [*state.get("blocked_actions", []),
                                                   *result.blocked]}
@@ -104,7 +113,7 @@ def classify_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     return update
 
 
-# What a specialist needs before it may start, per task type.
+# What a specialist needs before it may start, per task type (missing: clarification) ...
 REQUIRED = {
     "implementation": ("goal", "acceptance_criteria", "context"),
     "test_creation": ("goal", "context"),
@@ -113,13 +122,43 @@ REQUIRED = {
     "review": ("context",),
     "ideation": ("goal",),
 }
+# ... and what the brief should also say (missing: asked for, and a context warning).
+ASKED = {
+    "implementation": ("target_files", "expected_output"),
+    "test_creation": ("acceptance_criteria", "target_files", "expected_output"),
+    "documentation": ("target_files", "expected_output"),
+    "optimization": ("acceptance_criteria", "expected_output"),
+    "review": (),
+    "ideation": ("expected_output",),
+}
 WHAT = {
     "goal": "the goal (what the result must do: `goal` in --brief)",
     "acceptance_criteria": "acceptance criteria (the checks that decide when it is done: "
                            "`acceptance_criteria` in --brief)",
+    "target_files": "the target files (where the result goes: `target_files` in --brief)",
+    "expected_output": "the expected output (what you want back, e.g. a test module or a "
+                       "reference page: `expected_output` in --brief)",
     "context": "context (the existing code, interface or target module: --context PATH)",
     "task_type": "the kind of work (implement, test, document, optimise, review or brainstorm)",
 }
+WARNING = {
+    "goal": "No goal was supplied for the requested work.",
+    "acceptance_criteria": "No acceptance criteria were supplied: nothing decides when the "
+                           "work is done.",
+    "target_files": "No target files were named: the proposal picks a path for the human to "
+                    "confirm.",
+    "expected_output": "No expected output was described.",
+    "context": "No existing code or interface contract was supplied for the requested work.",
+    "task_type": "The request names no kind of work.",
+}
+
+
+def _missing(need: str, brief: dict[str, Any], state: dict[str, Any]) -> bool:
+    if need == "context":
+        return not state.get("context_sources")
+    if need == "target_files" and state.get("context_sources"):
+        return False  # the supplied files say where the work goes
+    return not brief.get(need)
 
 
 def validate_human_brief(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
@@ -134,24 +173,26 @@ def validate_human_brief(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
         brief["goal"] = state.get("normalized_input", "")
     if task_type == "review" and not brief.get("acceptance_criteria"):
         brief["acceptance_criteria"] = list(REVIEW_BRIEF["acceptance_criteria"])
-    missing: list[str] = []
-    if task_type is None:
-        missing.append("task_type")
-    for need in REQUIRED.get(task_type or "", ()):
-        if need == "context":
-            if not state.get("context_sources"):
-                missing.append(need)
-        elif not brief.get(need):
-            missing.append(need)
+    missing: list[str] = [] if task_type is not None else ["task_type"]
+    missing += [n for n in REQUIRED.get(task_type or "", ()) if _missing(n, brief, state)]
+    asked = [n for n in ASKED.get(task_type or "", ()) if _missing(n, brief, state)]
     update: dict[str, Any] = {"human_brief": brief}
     if missing:
         role = ROLE_FOR_TASK.get(task_type or "")
         who = f"a {role}" if role else "a specialist"
         update["status"] = "needs_context"
         update["message"] = (f"Missing before {who} can start: "
-                             + "; ".join(WHAT[m] for m in missing) + ".")
+                             + "; ".join(WHAT[m] for m in missing)
+                             + (". Also give " + "; ".join(WHAT[m] for m in asked)
+                                if asked else "") + ".")
+        update["context_warnings"] = warn(state, *(WARNING[m] for m in missing))
         update["action_log"] = log(state, "validate_human_brief", "brief",
                                    "missing: " + ", ".join(missing))
     else:
-        update["action_log"] = log(state, "validate_human_brief", "brief", "complete")
+        if asked:
+            update["context_warnings"] = warn(state, *(
+                f"brief: {WARNING[m]} (give {WHAT[m]})" for m in asked))
+        update["action_log"] = log(state, "validate_human_brief", "brief",
+                                   "complete" if not asked else
+                                   "complete; not given: " + ", ".join(asked))
     return update

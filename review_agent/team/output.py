@@ -54,14 +54,20 @@ def _summary(state: dict[str, Any], status: str) -> str:
 
 def finalize_response(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Assemble final_output; a proposal never leaves without the human review package."""
-    from review_agent.team.routing import prepare_human_review
+    from review_agent.team.routing import _best, prepare_human_review
 
     status = state.get("status") or "running"
+    limit = state.get("graph_limit")
     if status == "running" and state.get("specialist_artifact") is not None and \
             state.get("route") != "finalize":
-        # A spent graph limit skipped prepare_human_review: package the proposal here.
+        # A spent graph limit skipped prepare_human_review: package the best round here.
+        state = {**state, **_best(state)}
         state = {**state, **prepare_human_review(state, ctx)}
         status = state["status"]
+    if status == "running" and limit and state.get("specialist_artifact") is None:
+        status = "failed"
+        state = {**state, "message": state.get("message") or (
+            f"The graph's {limit} limit stopped the run before any proposal was made.")}
     if status == "running":
         status = "ok" if state.get("route") == "finalize" else "needs_review"
     files_reviewed, not_reviewed = _coverage(state)
@@ -86,7 +92,8 @@ def finalize_response(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]
         "files_reviewed": files_reviewed,
         "not_reviewed": not_reviewed,
         "iterations": int(state.get("iteration_count", 0)),
-        "model_failed": bool((state.get("specialist_artifact") or {}).get("model_failed")),
+        "model_failed": bool(state.get("model_failed")
+                             or (state.get("specialist_artifact") or {}).get("model_failed")),
     }
     return {"status": status, "final_output": final, "action_log": action_log,
             "requires_human_approval": final["requires_human_approval"],

@@ -41,13 +41,14 @@ def run_process_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any
     role = str(state.get("selected_role"))
     artifact = state.get("specialist_artifact") or {}
     warnings: list[str] = []
+    calls: list[int] = []
     if is_review(state) and ctx.change is not None:
         items, score = _review_items(state)
     else:
         sources = (state.get("context_bundle") or {}).get("sources", [])
         items, checks = critique_artifact(role, str(state.get("task_type")), artifact,
                                           state.get("human_brief") or {}, sources)
-        items.extend(i for i in _model_items(state, ctx, warnings) if i not in items)
+        items.extend(i for i in _model_items(state, ctx, warnings, calls) if i not in items)
         failed = sum(1 for i in items if i["severity"] != "info")
         score = round(max(0.0, (checks - failed) / max(checks, 1)), 2)
     items.sort(key=lambda i: (not i["fixable"], RANK.get(i["severity"], 3)))
@@ -55,13 +56,24 @@ def run_process_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any
                 "iteration": state.get("iteration_count", 0),
                 "findings": [i["issue"] for i in items], "items": items, "score": score}
     fixable = sum(1 for i in items if i["fixable"])
-    return {"critique": critique, "score": score, "context_warnings": warn(state, *warnings),
+    update: dict[str, Any] = {}
+    if any(w.startswith("model ") for w in warnings):
+        update["model_failed"] = True
+    if calls:
+        update["tool_calls"] = {"model.call": sum(calls)}
+    best = state.get("best_round")
+    if state.get("specialist_artifact") is not None and (
+            not isinstance(best, dict) or score >= float(best.get("score", 0.0))):
+        best = {"iteration": state.get("iteration_count", 0), "score": score,
+                "artifact": state.get("specialist_artifact"), "critique": critique}
+    return {**update, "best_round": best,
+            "critique": critique, "score": score, "context_warnings": warn(state, *warnings),
             "action_log": log(state, "run_process_review", "review",
                               f"{len(items)} critique items, {fixable} fixable, score {score}")}
 
 
-def _model_items(state: dict[str, Any], ctx: TeamContext, warnings: list[str]
-                 ) -> list[dict[str, Any]]:
+def _model_items(state: dict[str, Any], ctx: TeamContext, warnings: list[str],
+                 calls: list[int]) -> list[dict[str, Any]]:
     """The model's own critique through the process_reviewer prompt, when it has one."""
     try:
         template = template_for(state, "process_reviewer")
@@ -74,11 +86,16 @@ def _model_items(state: dict[str, Any], ctx: TeamContext, warnings: list[str]
         request = {**build_request(state, int(state.get("iteration_count", 0))),
                    "artifact": state.get("specialist_artifact"),
                    "role": state.get("selected_role")}
-        reply = ctx.model.propose("process_reviewer", prompt, request)
+        from review_agent.team.tools import propose
+
+        proposal = propose(state, ctx, "process_reviewer", prompt, request)
+        calls.append(proposal.model_calls)
+        reply = proposal.reply
     except ConfigError as exc:
         warnings.append(f"process review prompt: {exc}")
         return []
     except ModelError as exc:
+        calls.append(1)
         warnings.append(f"model {ctx.model.spec} process review failed: {exc}")
         return []
     out = []

@@ -32,8 +32,10 @@ def parse_template(name: str, source: str) -> PromptTemplate:
     import yaml
 
     label = Path(name).name
+    digest = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     if not source.startswith("---\n"):
-        raise ConfigError(f"prompt {label}: missing front matter (role, version, description)")
+        # No front matter: the file name says the role, the content hash is the version.
+        return PromptTemplate(role_of(name), digest, digest, name, source)
     end = source.find("\n---\n", 3)
     if end < 0:
         raise ConfigError(f"prompt {label}: front matter is not closed by '---'")
@@ -46,17 +48,41 @@ def parse_template(name: str, source: str) -> PromptTemplate:
     for key in ("role", "version", "description"):
         if meta.get(key) in (None, ""):
             raise ConfigError(f"prompt {label}: front matter lacks '{key}'")
-    digest = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return PromptTemplate(str(meta["role"]), str(meta["version"]), digest, name, source)
 
 
+def role_of(name: str) -> str:
+    """The role a template file is for by its name: `reviewer.md.j2` -> reviewer."""
+    return Path(name).name.removesuffix(SUFFIX)
+
+
 def body(template: PromptTemplate) -> str:
+    if not template.source.startswith("---\n"):
+        return template.source
     end = template.source.find("\n---\n", 3)
     return template.source[end + 5:]
 
 
-def load_library(directory: str | Path | None = None) -> dict[str, PromptTemplate]:
-    """Every `*.md.j2` of a directory (default: the packaged prompts/), keyed by role."""
+def library_sources(files: Mapping[str, str]) -> dict[str, str]:
+    """{role: template text} without failing on one bad file: a file whose front matter
+    cannot be read is kept under its file name's role, and fails only when that role's
+    prompt is loaded (naming the file)."""
+    out: dict[str, str] = {}
+    for name in sorted(files):
+        if not name.endswith(SUFFIX):
+            continue
+        try:
+            role = parse_template(name, files[name]).role
+        except ConfigError:
+            role = role_of(name)
+        if role in out:
+            raise ConfigError(f"prompt {Path(name).name}: role '{role}' defined twice")
+        out[role] = files[name]
+    return out
+
+
+def read_files(directory: str | Path | None = None) -> dict[str, str]:
+    """The `*.md.j2` files of a directory (default: the packaged prompts/) as {path: text}."""
     from review_agent.resources import prompts_dir
 
     root = Path(directory) if directory is not None else prompts_dir()
@@ -68,7 +94,12 @@ def load_library(directory: str | Path | None = None) -> dict[str, PromptTemplat
             files[str(path)] = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"prompt {path.name}: cannot be read ({exc})") from None
-    return load_library_from_files(files)
+    return files
+
+
+def load_library(directory: str | Path | None = None) -> dict[str, PromptTemplate]:
+    """Every `*.md.j2` of a directory (default: the packaged prompts/), keyed by role."""
+    return load_library_from_files(read_files(directory))
 
 
 def load_library_from_files(files: Mapping[str, str]) -> dict[str, PromptTemplate]:

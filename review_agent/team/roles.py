@@ -7,7 +7,7 @@ from typing import Any
 from review_agent.errors import ConfigError
 from review_agent.team.prompts import SUFFIX, PromptTemplate, parse_template, render
 from review_agent.team.runtime import TeamContext
-from review_agent.team.state import REVIEW_TRIGGERS, ROLE_FOR_TASK, TASK_FOR_ROLE, log, warn
+from review_agent.team.state import ROLE_FOR_TASK, TASK_FOR_ROLE, log, reviewer_only, warn
 
 # A requested role is honoured when it can do the task type it would change.
 COMPATIBLE = {
@@ -29,7 +29,7 @@ def select_specialist_role(state: dict[str, Any], ctx: TeamContext) -> dict[str,
         return {"status": "unsupported", "message": f"no specialist for task type {task_type}",
                 "action_log": log(state, "select_specialist_role", "select", "no role")}
     trigger = state.get("trigger_source")
-    if trigger in REVIEW_TRIGGERS:
+    if reviewer_only(state):
         role = "reviewer"
         if requested and requested != "reviewer":
             warnings.append(f"requested role {requested} ignored: {trigger} runs are "

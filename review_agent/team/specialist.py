@@ -10,6 +10,10 @@ from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
 
 
+class _Skipped(Exception):
+    """The model is not called (policy or tool budget): deterministic findings only."""
+
+
 def render_sources(sources: list[dict[str, Any]]) -> str:
     """The delimited text of the staged sources (already redacted) a model reads."""
     parts = []
@@ -45,12 +49,22 @@ def build_request(state: dict[str, Any], iteration: int) -> dict[str, Any]:
         "critique": state.get("critique"),
         "reflection": state.get("reflection"),
         "previous": state.get("specialist_artifact"),
+        "feedback": state.get("feedback") or "",
         "iteration": iteration,
     }
 
 
+def _prompt(state: dict[str, Any]) -> str:
+    """The role prompt with the graph node's prompt.system_append after it."""
+    text = str(state.get("role_prompt") or "")
+    extra = str(state.get("system_append") or "").strip()
+    return f"{text.rstrip()}\n\n{extra}\n" if extra else text
+
+
 def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Run the selected role once; every run counts as one iteration."""
+    from review_agent.team.tools import propose
+
     iteration = int(state.get("iteration_count", 0)) + 1
     if is_review(state) and ctx.change is not None:
         update = _review_change(state, ctx)
@@ -58,14 +72,19 @@ def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
         return update
     role = str(state.get("selected_role"))
     request = build_request(state, iteration)
+    calls = 0
     try:
-        artifact = ctx.model.propose(role, str(state.get("role_prompt") or ""), request)
+        proposal = propose(state, ctx, role, _prompt(state), request)
+        artifact, calls = proposal.reply, proposal.model_calls
         if not isinstance(artifact, dict) or not isinstance(artifact.get("content"), str):
+            calls = 1
             raise ModelError("the reply is not an artifact with text content")
     except ModelError as exc:
         problem = f"model {ctx.model.spec} failed for {role} (iteration {iteration}): {exc}"
         failure: dict[str, Any] = {
             "iteration_count": iteration,
+            "model_failed": True,
+            "tool_calls": {"model.call": max(calls, 1)},
             "context_warnings": warn(state, problem),
             "action_log": log(state, "run_specialist_agent", "model_call", f"failed: {exc}"),
         }
@@ -73,13 +92,22 @@ def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
             failure.update(status="failed", message=problem)
         return failure  # an earlier proposal stays and goes to the human review
     artifact = {"kind": "", "path": "", "summary": "", **artifact}
+    who = ctx.model.spec if calls else "the deterministic specialist"
     update = {
         "specialist_artifact": artifact,
         "iteration_count": iteration,
+        "tool_calls": {"model.call": calls},
         "action_log": log(state, "run_specialist_agent", "model_call",
-                          f"{role} via {ctx.model.spec}, iteration {iteration}: "
+                          f"{role} via {who}, iteration {iteration}: "
                           f"{artifact['kind'] or 'artifact'} {artifact['path']}".rstrip()),
     }
+    if proposal.fallback:
+        update["context_warnings"] = warn(state, f"{proposal.fallback}; the deterministic "
+                                                 f"{role} proposed instead")
+    if proposal.external_blocked:
+        entry = {"action": "external_call", "reason": proposal.fallback}
+        blocked = list(state.get("blocked_actions") or [])
+        update["blocked_actions"] = blocked if entry in blocked else [*blocked, entry]
     if role == "reviewer":
         update["findings"] = list(_note_findings(artifact))
     return update
@@ -113,8 +141,21 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     model_findings: list[Finding] = []
     failed, requests = False, 0
     update: dict[str, Any] = {}
+    from review_agent.team.tools import MODEL_CALL, refused
+
+    why = refused(state, MODEL_CALL)
+    if why is None and not (state.get("approval_policy") or {}).get("external_calls", True) \
+            and getattr(ctx.model, "proposes", True):
+        why = f"approval_policy.external_calls is false: {ctx.model.spec} was not called"
+        update["blocked_actions"] = [*state.get("blocked_actions", []),
+                                     {"action": "external_call", "reason": why}]
     try:
+        if why is not None:
+            warnings.append(f"{why}; deterministic findings only")
+            raise _Skipped
+        # The review prompt stays the reviewer template alone (system_append is for proposals).
         reply = ctx.model.review(str(state.get("role_prompt") or ""), bundle)
+        update["tool_calls"] = {MODEL_CALL: 1}
         warnings.extend(reply.warnings)
         if reply.not_reviewed:  # checked by the builtin rules, but too large for the model
             update["context_bundle"] = {**state["context_bundle"], "bundle": bundle._replace(
@@ -124,8 +165,11 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
             model_findings, dropped = ground(list(reply.findings), ctx.change)
             if dropped:
                 warnings.append(f"{dropped} model findings dropped: not on changed lines")
+    except _Skipped:
+        pass
     except ModelError as exc:
         failed = True
+        update["tool_calls"] = {MODEL_CALL: 1}
         warnings.append(f"model {ctx.model.spec} failed: {exc}; deterministic findings only")
     texts = {(f.path, no): text for f in ctx.change.files for no, text in f.added_lines}
     merged = tuple(f for f in merge([*deterministic, *model_findings], texts)
@@ -141,6 +185,7 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     return {
         **update,
         "specialist_artifact": artifact,
+        "model_failed": bool(state.get("model_failed")) or failed,
         "findings": list(merged),
         "context_warnings": warn(state, *warnings),
         "action_log": log(state, "run_specialist_agent", "review",

@@ -113,6 +113,8 @@ def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         staged.append({"kind": str(src.get("kind") or "code"), "path": path,
                        "language": language(path), "content": text,
                        "bytes": len(text.encode("utf-8", "surrogateescape"))})
+    restage = state.get("route") == "restage"
+    staged, trimmed, notes = _relevance(state, staged, restage)
     kept, dropped, used = [], [], 0
     for src in staged:
         if used + src["bytes"] > opts.max_context_bytes:
@@ -120,13 +122,13 @@ def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
             continue
         kept.append(src)
         used += src["bytes"]
-    warnings: list[str] = []
+    warnings: list[str] = list(notes)
     if dropped:
         warnings.append(f"context over budget ({opts.max_context_bytes} bytes): dropped "
                         + ", ".join(dropped))
     bundle = {"kind": "sources", "sources": kept, "size_bytes": used,
               "budget_bytes": opts.max_context_bytes, "dropped": dropped,
-              "redactions": redactions}
+              "trimmed": trimmed, "restaged": restage, "redactions": redactions}
     update: dict[str, Any] = {
         "context_bundle": bundle,
         "context_warnings": warn(state, *warnings),
@@ -135,7 +137,13 @@ def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
                           f"{redactions} redactions"),
     }
     task_type = state.get("task_type")
-    if task_type in NEEDS_CODE and not any(s["content"].strip() for s in kept):
+    if task_type in NEEDS_CODE and trimmed and not kept:
+        update["status"] = "needs_context"
+        update["message"] = ("The supplied context does not relate to the task: give the code "
+                             "the work is about (--context PATH).")
+        update["context_warnings"] = warn(state, *warnings, "context too sparse: nothing "
+                                          "supplied relates to the task")
+    elif task_type in NEEDS_CODE and not any(s["content"].strip() for s in kept):
         what = ("nothing to review: give --context PATH, or run `review-agent review` for the "
                 "staged change" if task_type == "review" else
                 "the supplied context is empty: give the existing code or interface the "
@@ -144,6 +152,97 @@ def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         update["message"] = what[0].upper() + what[1:] + "."
         update["context_warnings"] = warn(state, *warnings, "context too sparse: " + what)
     return update
+
+
+# A source bigger than this that shares no word with the task is trimmed even when alone.
+UNRELATED_BYTES = 16_000
+# A related source bigger than this keeps only the definitions the task names.
+OVERSIZED_BYTES = 64_000
+GENERIC = frozenset("""add adding write writing create make build implement test tests testing
+pytest case cases document documentation docs doc docstring docstrings optimise optimize
+refactor review code function functions module modules file files class method new support
+feature check bug bugs edge error errors handle handling improve fix update change""".split())
+
+
+def _task_words(state: dict[str, Any]) -> set[str]:
+    from review_agent.team.critique import keywords
+
+    brief = state.get("human_brief") or {}
+    text = " ".join([str(state.get("normalized_input", "")), str(brief.get("goal", "")),
+                     *map(str, brief.get("acceptance_criteria") or []),
+                     *map(str, brief.get("target_files") or [])])
+    return {w for w in keywords(text) if w not in GENERIC and w.rstrip("s") not in GENERIC}
+
+
+def _source_words(src: dict[str, Any]) -> set[str]:
+    from review_agent.team.critique import context_defs, keywords
+
+    words = keywords(posixpath.splitext(str(src["path"]))[0].replace("/", " "))
+    if str(src["path"]).endswith(".py"):
+        for d in context_defs([src]):
+            words |= keywords(f"{d.name} {d.docstring.split(chr(10))[0]}")
+    else:
+        words |= keywords(str(src["content"])[:4000])
+    return words
+
+
+def _keep_related_defs(src: dict[str, Any], want: set[str]) -> dict[str, Any] | None:
+    """An oversized Python source cut down to the top-level definitions the task names."""
+    from review_agent.team.critique import context_defs, keywords
+
+    lines = str(src["content"]).split("\n")
+    keep = [d for d in context_defs([src]) if d.kind != "method"
+            and _near(want, keywords(d.name))]
+    if not keep:
+        return None
+    text = "\n\n".join("\n".join(lines[d.line - 1:d.end_line]) for d in keep) + "\n"
+    return {**src, "content": text, "bytes": len(text.encode("utf-8", "surrogateescape"))}
+
+
+def _near(want: set[str], have: set[str]) -> bool:
+    """Some task word and some source word share a stem ("validate" and "validation")."""
+    for x in want:
+        for y in have:
+            n = 0
+            for a, b in zip(x, y, strict=False):
+                if a != b:
+                    break
+                n += 1
+            if x == y or n >= max(4, min(len(x), len(y)) - 3):
+                return True
+    return False
+
+
+def _relevance(state: dict[str, Any], staged: list[dict[str, Any]], restage: bool
+               ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Flag and trim oversized or unrelated sources (kept aside for a re-stage)."""
+    want = _task_words(state)
+    if not want or not staged:
+        return staged, [], []
+    fits = {s["path"]: _near(want, _source_words(s)) for s in staged}
+    any_related = any(fits.values())
+    out, trimmed, notes = [], [], []
+    for src in staged:
+        size = src["bytes"]
+        if restage:
+            out.append(src)
+        elif not fits[src["path"]] and (any_related or size > UNRELATED_BYTES):
+            trimmed.append(src["path"])
+            notes.append(f"unrelated context trimmed: {src['path']} ({size} bytes) shares no "
+                         "name with the task")
+        elif fits[src["path"]] and size > OVERSIZED_BYTES and src["path"].endswith(".py") \
+                and (cut := _keep_related_defs(src, want)) is not None:
+            notes.append(f"oversized context trimmed: {src['path']} ({size} bytes) cut to the "
+                         f"definitions the task names ({cut['bytes']} bytes)")
+            out.append(cut)
+        else:
+            if size > OVERSIZED_BYTES:
+                notes.append(f"oversized context: {src['path']} is {size} bytes")
+            out.append(src)
+    if restage:
+        notes.append("context re-staged with the sources set aside earlier: "
+                     + ", ".join(s["path"] for s in staged))
+    return out, trimmed, notes
 
 
 def _refuse(state: dict[str, Any], message: str) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from review_agent.team.policy import DEFAULT_POLICY, normalize_policy
+
 ROLES = ("scaffolder", "test_engineer", "documenter", "optimizer", "reviewer")
 TASK_TYPES = ("ideation", "implementation", "test_creation", "documentation",
               "optimization", "review", "unsupported")
@@ -28,15 +30,6 @@ TASK_FOR_ROLE = {
     "reviewer": "review",
 }
 
-DEFAULT_POLICY: dict[str, Any] = {
-    "write_files": False,  # proposals are never applied by the tool
-    "commit": False,
-    "run_commands": False,
-    "send_secrets": False,
-    "external_calls": True,  # the configured model adapter only
-    "auto_retry": True,  # the specialist may revise its proposal after the critique
-    "reviewer_only_triggers": list(REVIEW_TRIGGERS),
-}
 
 
 def initial_state(
@@ -72,7 +65,7 @@ def initial_state(
         "iteration_count": 0,
         "max_iterations": max_iterations,
         "requires_human_approval": False,
-        "approval_policy": {**DEFAULT_POLICY, **(approval_policy or {})},
+        "approval_policy": normalize_policy(approval_policy),
         "blocked_actions": [],
         "action_log": [],
         "status": "running",
@@ -81,6 +74,9 @@ def initial_state(
         "route": None,
         "score": None,
         "message": "",
+        "feedback": "",
+        "model_failed": False,
+        "best_round": None,
     }
 
 
@@ -96,5 +92,13 @@ def warn(state: Mapping[str, Any], *lines: str) -> list[str]:
     return out
 
 
+def reviewer_only(state: Mapping[str, Any]) -> bool:
+    """The trigger is one the approval policy makes reviewer-only (default: pre_commit,
+    review_pipeline)."""
+    policy = state.get("approval_policy") or DEFAULT_POLICY
+    return state.get("trigger_source") in (policy.get("reviewer_only_triggers")
+                                           or REVIEW_TRIGGERS)
+
+
 def is_review(state: Mapping[str, Any]) -> bool:
-    return state.get("trigger_source") in REVIEW_TRIGGERS or state.get("task_type") == "review"
+    return reviewer_only(state) or state.get("task_type") == "review"
