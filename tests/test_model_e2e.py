@@ -140,6 +140,7 @@ def _windows(value: str, size: int = 12) -> set[str]:
 
 
 PLANTED = "config/planted.txt"  # a text file: every rule applies (code files judge some apart)
+PART = 120  # planted lines per file
 
 
 @pytest.mark.parametrize("planted_path", [PLANTED, "deploy/settings.py", "config/.env"])
@@ -154,8 +155,12 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_pat
         hits = scan_text(line + "\n", planted_path)
         assert hits, f"the scanner does not see its own example for {rule}"
         values[rule] = [h.value for h in hits]
-    body = "".join(line + "\n" for _, line in planted)
-    repo_with_commit.stage({planted_path: "# deployment notes\n\n" + body + "\nend of notes\n"})
+    # in parts a model budget holds whole: one file per part, each named like planted_path
+    parts = [planted[i:i + PART] for i in range(0, len(planted), PART)]
+    paths = [f"part{k}/{planted_path}" for k in range(len(parts))]
+    repo_with_commit.stage({
+        path: "# deployment notes\n\n" + "".join(line + "\n" for _, line in part)
+        + "\nend of notes\n" for path, part in zip(paths, parts, strict=True)})
     with ModelServer() as srv:
         events = repo_with_commit.path.parent / "events.jsonl"
         code, out, err, _ = hook(repo_with_commit, srv, "--events", str(events))
@@ -166,7 +171,8 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_pat
         sent.append(rec.raw.decode("utf-8", "replace"))
         sent.extend(m["content"] for m in rec.body["messages"])
     users = "".join(rec.user for rec in srv.requests)
-    assert planted_path in users and "end of notes" in users  # the file was shown to the model
+    # every file was shown to the model
+    assert all(p in users for p in paths) and users.count("end of notes") >= len(paths)
     # every planted line is shown redacted, not dropped (key blocks are removed whole)
     assert users.count("[REDACTED:") >= sum(rule != "private-key" for rule, _ in planted)
     leaks: list[Any] = []

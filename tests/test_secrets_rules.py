@@ -371,3 +371,10 @@ def test_true_example_is_reported(rule: str, text: str, path: str) -> None:
 def test_false_example_is_not_flagged(rule: str, text: str, path: str) -> None:
     filled = _filled(text, len(text))
     assert rule not in _rules(filled, path), filled
+
+
+def test_a_rule_captures_exactly_its_secret() -> None:
+    """A second capturing group would make `group` point at the wrong text."""
+    for rule in RULES:
+        groups = compiled(rule.pattern).groups
+        assert groups >= rule.group and (rule.group == 0 or groups == 1), rule.id

@@ -15,7 +15,7 @@ LONG_TAIL: dict[str, str] = {
     "azure-search-key": "AZURE_SEARCH_ADMIN_KEY={N52}",
     "cloudflare-api-key-new": "CLOUDFLARE_API_TOKEN=cfut_{N40}",
     "cloudflare-global-api-key": "CLOUDFLARE_API_KEY={H37}",
-    "akamai-edgegrid-token": "access_token = akab-{n16}-{n16}",
+    "akamai-edgegrid-token": "AKAMAI_ACCESS_TOKEN = akab-{n16}-{n16}",
     "akamai-client-secret": "client_secret = {B43}=",
     "exoscale-api-key": "EXOSCALE_API_KEY=EXO{H24}",
     "backblaze-app-key": "B2_APPLICATION_KEY=K{D3}{B27}",

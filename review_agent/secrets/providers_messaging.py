@@ -84,6 +84,6 @@ CHANNELS: tuple[Rule, ...] = (
         4.0),
     ctx("mailgun-api-key-v2", "Mailgun API key", ("mailgun",),
         r"[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}"),
-    pre("mailerlite-token", "MailerLite token", ("mailerlite",),
-        r"(?i:mailerlite)[\w.\-]{0,20}\W{1,4}(eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-.]{40,})"),
+    Rule("mailerlite-token", "MailerLite token", ("mailerlite",),
+         r"(?i:mailerlite)[\w.\-]{0,20}\W{1,4}(eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-.]{40,})"),
 )
