@@ -12,7 +12,7 @@ from typing import TextIO
 from review_agent import __version__
 from review_agent.errors import ReviewAgentError
 
-FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown", "html")
 
 
 class _Parser(argparse.ArgumentParser):

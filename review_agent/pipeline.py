@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from review_agent import git
 from review_agent.config import Options
-from review_agent.records import NULL_IDS, Change, Finding, Report
+from review_agent.records import NULL_IDS, Change, ContextBundle, Finding, Report, ReviewedFile
 
 if TYPE_CHECKING:
     from review_agent.models.base import ModelAdapter
@@ -66,7 +66,16 @@ def review_change(
     report = build_report(final, change, options, trigger, time.perf_counter() - started, kept)
     from review_agent import filters
 
-    return filters.apply(report, root, change, blobs, options)
+    report = filters.apply(report, root, change, blobs, options)
+    return report._replace(files=reviewed_files(change, ctx.staged))
+
+
+def reviewed_files(change: Change, bundle: ContextBundle | None) -> tuple[ReviewedFile, ...]:
+    """Each changed file with its counts and the redacted excerpts the review context holds
+    (none for a file the context left out): what the review page shows."""
+    excerpts = {f.path: f.excerpts for f in bundle.files} if bundle is not None else {}
+    return tuple(ReviewedFile(f.path, f.old_path, f.status, f.added, f.deleted,
+                              excerpts.get(f.path, ())) for f in change.files)
 
 
 def with_deterministic(ctx: TeamContext) -> tuple[TeamContext, tuple[Finding, ...]]:

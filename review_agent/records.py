@@ -106,6 +106,17 @@ class ContextBundle(NamedTuple):
     redactions: int  # how many secrets were redacted (both tiers, allowed included)
 
 
+class ReviewedFile(NamedTuple):
+    """A changed file as the review page shows it: its counts and its redacted excerpts."""
+
+    path: str
+    old_path: str | None
+    status: str
+    added: int
+    deleted: int
+    excerpts: tuple[Excerpt, ...]  # from the review context: already redacted
+
+
 class Report(NamedTuple):
     """Everything a formatter needs; formatters are pure functions of it."""
 
@@ -120,3 +131,5 @@ class Report(NamedTuple):
     max_findings: int
     trigger_source: str
     hidden_by_baseline: int = 0  # findings the --baseline report holds, not shown
+    files: tuple[ReviewedFile, ...] = ()  # the diff the review page shows (redacted excerpts)
+    shard: str = ""  # "2/3" when `ci --shard` reviewed one part of the change

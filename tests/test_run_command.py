@@ -145,7 +145,7 @@ def test_bad_brief_is_a_config_error(workdir: Path, brief: str, message: str) ->
 
 @pytest.mark.parametrize(("kw", "message"), [
     ({"context": ("missing.py",)}, "cannot read context missing.py"),
-    ({"fmt": "sarif"}, "run prints text or json"),
+    ({"fmt": "sarif"}, "run prints text, json or html"),
     ({"prompts_dir": "nope"}, "prompts directory nope does not exist"),
     ({"max_iterations": 0}, "at least 1"),
     ({"role": "wizard"}, "unknown role 'wizard'"),

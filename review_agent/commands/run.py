@@ -106,8 +106,8 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
 
-    if fmt not in ("text", "json"):
-        raise ConfigError(f"run prints text or json, not {fmt}")
+    if fmt not in ("text", "json", "html"):
+        raise ConfigError(f"run prints text, json or html, not {fmt}")
     if trigger not in TRIGGERS:
         raise ConfigError(f"unknown trigger {trigger!r}: use " + ", ".join(TRIGGERS))
     if role is not None and role not in ROLES:
@@ -138,6 +138,12 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     if fmt == "json":
         stream.write(json.dumps(output, sort_keys=True, indent=2, ensure_ascii=False,
                                 default=list) + "\n")
+    elif fmt == "html":  # the proposal and its critique on one page
+        from review_agent.pipeline import build_report
+        from review_agent.records import Change
+        from review_agent.report.html import write
+
+        write(build_report(final, change or Change("", None, ()), options, trigger, 0.0), stream)
     else:
         stream.write(render_text(output))
     return 1 if output.get("status") == "failed" else 0

@@ -15,6 +15,7 @@ FORMATS: dict[str, str] = {
     "gitlab": "review_agent.report.gitlab:write",
     "rdjsonl": "review_agent.report.rdjsonl:write",
     "markdown": "review_agent.report.markdown:write",
+    "html": "review_agent.report.html:write",
 }
 
 
