@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", metavar="REV")
     p.add_argument("--head", metavar="REV")
     p.add_argument("--config-from", choices=("base", "head"), default="base")
+    p.add_argument("--shard", metavar="I/N|auto",
+                   help="review part I of N of the change's files (balanced by changed lines); "
+                        "auto reads CI_NODE_INDEX/CI_NODE_TOTAL or REVIEW_AGENT_SHARD")
     _common(p)
 
     p = sub.add_parser("run", help="the full coding-agent team (proposals only)")

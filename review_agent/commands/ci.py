@@ -16,6 +16,7 @@ from review_agent.commands.output import emit, exit_code
 from review_agent.commands.range_options import prompts_from_tree, range_options
 from review_agent.config import Options
 from review_agent.errors import ReviewAgentError
+from review_agent.sharding import Shard, auto_shard, parse_shard, shard_change
 
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
@@ -63,6 +64,13 @@ def find_range(root: Path, guess: BaseGuess, head_rev: str) -> tuple[str, str, s
                            "refusing to review against the root commit")
 
 
+def _shard(text: str | None, env: Mapping[str, str]) -> Shard:
+    """`--shard i/n`, `--shard auto` (the CI's parallel-job variables), or the whole change."""
+    if not text:
+        return Shard(1, 1)
+    return auto_shard(env) if text.strip() == "auto" else parse_shard(text)
+
+
 def cli_overrides(options: Options) -> dict[str, Any]:
     """The fields the command line set (they differ from the defaults): they beat the config."""
     defaults = Options()
@@ -90,12 +98,13 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
                output: str | None, config_from: str, config_path: str | None, stream: TextIO,
                events_path: str | None, env: Mapping[str, str] | None = None,
                no_color: bool = False, quiet: bool = False, verbose: bool = False,
-               cli: Mapping[str, Any] | None = None, args: argparse.Namespace | None = None
-               ) -> int:
+               cli: Mapping[str, Any] | None = None, args: argparse.Namespace | None = None,
+               shard: str | None = None) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
     from review_agent.pipeline import review_change, review_incomplete
 
     env = os.environ if env is None else env
+    part = _shard(shard, env)
     guess = BaseGuess((base,), "--base") if base else detect_base(env)
     if not guess.available:
         raise ReviewAgentError(guess.note)
@@ -106,9 +115,11 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         config_from, warn, args)
     if mb == head_sha:
         warn(f"the base ({guess.source}) already contains {head_rev}: nothing to review")
-    change = git.range_change(root, mb, head_sha)
+    change = shard_change(git.range_change(root, mb, head_sha), part)
     report = review_change(root, change, options, trigger="review_pipeline",
                            events_path=events_path, prompt_files=prompt_files)
+    if part.total > 1:
+        report = report._replace(shard=part.label)
     emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet,
          verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")

@@ -38,7 +38,8 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
                           fmt=args.fmt or "text", output=args.output,
                           config_from=args.config_from, config_path=args.config, stream=stream,
                           events_path=args.events, no_color=args.no_color, quiet=args.quiet,
-                          verbose=args.verbose, cli=cli_updates(args), args=args)
+                          verbose=args.verbose, cli=cli_updates(args), args=args,
+                          shard=args.shard)
     if cmd == "run":
         from review_agent.commands.run import run_command
 

@@ -80,6 +80,8 @@ def summary_line(report: Report) -> str:
             f"{c['info']} info) in {plural(report.files_reviewed, 'file')}")
     if report.hidden_by_baseline:
         head += f" · {report.hidden_by_baseline} hidden by baseline"
+    if report.shard:  # `ci --shard`: which part of the change this job reviewed
+        head = f"{head} · part {report.shard}"
     if report.model == SCAN_ONLY:  # `review-agent secrets`: no model, no prompt
         return f"{head} · secret scan · {report.elapsed:.2f}s"
     return (f"{head} · model {one_line(report.model)} "

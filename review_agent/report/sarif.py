@@ -80,6 +80,7 @@ def document(report: Report) -> dict[str, Any]:
         }],
         "results": [_result(f, index[f.rule]) for f in report.findings],
         "columnKind": "unicodeCodePoints",
+        "automationDetails": {"id": shard_category(report.shard)},
         "properties": {
             "model": report.model,
             "promptVersion": report.prompt_version,
@@ -90,6 +91,17 @@ def document(report: Report) -> dict[str, Any]:
         },
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def shard_category(shard: str) -> str:
+    """`automationDetails.id`: `review-agent/2-of-3/` for part 2 of 3, `review-agent/` for
+    the whole change. Code scanning takes everything before the id's last `/` as the
+    upload's category, so the trailing slash makes each part a category of its own and
+    keeps one upload per part instead of each part replacing the last."""
+    if not shard:
+        return f"{TOOL_NAME}/"
+    part, _, total = shard.partition("/")
+    return f"{TOOL_NAME}/{part}-of-{total}/"
 
 
 def write(report: Report, stream: TextIO, *, color: bool = False) -> None:
