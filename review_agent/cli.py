@@ -115,6 +115,18 @@ def build_parser() -> argparse.ArgumentParser:
     pl = psub.add_parser("list")
     pl.add_argument("--prompts", metavar="DIR")
 
+    p = sub.add_parser("report", help="combine reports (the JSON of `ci --shard` jobs)")
+    rsub = p.add_subparsers(dest="report_command", metavar="ACTION", parser_class=_Parser)
+    rm = rsub.add_parser("merge", help="merge JSON reports into one report in any format")
+    rm.add_argument("files", nargs="+", metavar="FILE", help="JSON reports (--format json)")
+    rm.add_argument("--format", choices=FORMATS, default=None, dest="fmt")
+    rm.add_argument("--output", metavar="FILE", help="write the report to FILE (summary on stdout)")
+    rm.add_argument("--fail-on", choices=("error", "warning", "info", "never"))
+    rm.add_argument("--strict", action="store_true", help="exit 1 when a part could not complete")
+    rm.add_argument("--max-findings", type=int, metavar="N")
+    rm.add_argument("--no-color", action="store_true")
+    rm.add_argument("-q", "--quiet", action="store_true")
+
     p = sub.add_parser("secrets", help="the secret scanner alone")
     p.add_argument("--staged", action="store_true")
     p.add_argument("paths", nargs="*", metavar="PATHS")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +37,28 @@ def review_change(
     events_path: str | None = None,
     prompt_files: Mapping[str, str] | None = None,
     prompts_dir: str | None = None,
+    part: Collection[str] | None = None,
 ) -> Report:
-    """Run the review graph over `change`; never raises for model trouble."""
+    """Run the review graph over `change`; never raises for model trouble.
+
+    With `part` (the paths one `ci --shard` job owns), only those files are staged, scanned
+    for secrets and shown to a model; the builtin checks still see the whole change, because
+    some of them judge it as a whole (tests moved between files, source without tests), and
+    report only on the part's paths, so the parts' reports add up to the whole one.
+    """
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
 
     started = time.perf_counter()
     check_reviewer_prompt(prompts_dir or options.prompts_dir, prompt_files)
     change, blobs = with_new_blobs(root, change)
+    whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None
+    if part is not None:
+        owned = frozenset(part)
+        whole = (change, blobs, _has_tests(root, change))
+        change = change._replace(files=tuple(f for f in change.files if f.path in owned))
+        keep = {f.new_sha for f in change.files}
+        blobs = {sha: b for sha, b in blobs.items() if sha in keep}
     ctx = TeamContext(
         model=make_model(options),
         options=options,
@@ -54,7 +68,7 @@ def review_change(
         prompt_files=prompt_files,
         has_tests=_has_tests(root, change),
     )
-    ctx, kept = with_deterministic(ctx)
+    ctx, kept = with_deterministic(ctx, whole)
     state = initial_state(
         input=REVIEW_REQUEST.get(trigger, REVIEW_REQUEST["manual"]),
         trigger_source=trigger,
@@ -78,9 +92,15 @@ def reviewed_files(change: Change, bundle: ContextBundle | None) -> tuple[Review
                               excerpts.get(f.path, ())) for f in change.files)
 
 
-def with_deterministic(ctx: TeamContext) -> tuple[TeamContext, tuple[Finding, ...]]:
+def with_deterministic(
+    ctx: TeamContext,
+    whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None,
+) -> tuple[TeamContext, tuple[Finding, ...]]:
     """The deterministic findings (secrets, conflict markers, builtin checks), computed
     before the graph and the model and handed to the report whatever the graph does.
+
+    `whole` (change, blobs, has_tests) is the whole change when `ctx.change` is one shard's
+    part: the builtin checks run over it and keep the findings on the part's paths.
 
     The staged bundle goes along in the context so the graph does not stage it twice.
     A failure of the builtin checks costs only them: the secret findings stay.
@@ -103,8 +123,13 @@ def with_deterministic(ctx: TeamContext) -> tuple[TeamContext, tuple[Finding, ..
             ctx.change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths)
             if h.reportable and not h.allowed]
     try:
-        found.extend(run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests,
-                                blobs=ctx.blobs))
+        if whole is None:
+            found.extend(run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests,
+                                    blobs=ctx.blobs))
+        else:
+            owned = {f.path for f in ctx.change.files}
+            found.extend(f for f in run_checks(whole[0], ctx.options, has_tests=whole[2],
+                                               blobs=whole[1]) if f.path in owned)
         deterministic: tuple[Finding, ...] | None = tuple(found)
     except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
         _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")

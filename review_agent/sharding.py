@@ -69,8 +69,8 @@ def partition(files: Sequence[FileChange], total: int) -> list[list[FileChange]]
     return [sorted(p, key=lambda f: f.path) for p in parts]
 
 
-def shard_change(change: Change, shard: Shard) -> Change:
-    """The part of `change` that job `shard` reviews."""
+def shard_files(change: Change, shard: Shard) -> list[FileChange]:
+    """The files of `change` that job `shard` reviews."""
     if shard.total == 1:
-        return change
-    return change._replace(files=tuple(partition(change.files, shard.total)[shard.part - 1]))
+        return list(change.files)
+    return partition(change.files, shard.total)[shard.part - 1]

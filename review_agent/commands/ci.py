@@ -16,7 +16,7 @@ from review_agent.commands.output import emit, exit_code
 from review_agent.commands.range_options import prompts_from_tree, range_options
 from review_agent.config import Options
 from review_agent.errors import ReviewAgentError
-from review_agent.sharding import Shard, auto_shard, parse_shard, shard_change
+from review_agent.sharding import Shard, auto_shard, parse_shard, shard_files
 
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
@@ -115,9 +115,10 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         config_from, warn, args)
     if mb == head_sha:
         warn(f"the base ({guess.source}) already contains {head_rev}: nothing to review")
-    change = shard_change(git.range_change(root, mb, head_sha), part)
+    change = git.range_change(root, mb, head_sha)
+    owned = None if part.total == 1 else {f.path for f in shard_files(change, part)}
     report = review_change(root, change, options, trigger="review_pipeline",
-                           events_path=events_path, prompt_files=prompt_files)
+                           events_path=events_path, prompt_files=prompt_files, part=owned)
     if part.total > 1:
         report = report._replace(shard=part.label)
     emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet,

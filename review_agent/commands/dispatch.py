@@ -86,6 +86,15 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
                                  options=options)
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
                               args.output, stream, args.no_color, args.quiet)
+    if cmd == "report":
+        from review_agent.commands.report_cmd import merge_command
+
+        if args.report_command != "merge":
+            raise ReviewAgentError("report: choose merge FILE...")
+        return merge_command(args.files, fmt=args.fmt or "text", output=args.output,
+                             fail_on=args.fail_on, strict=bool(args.strict),
+                             max_findings=args.max_findings, stream=stream,
+                             no_color=args.no_color, quiet=args.quiet)
     raise ReviewAgentError(f"unknown command {cmd!r}")
 
 

@@ -28,6 +28,14 @@ def document(report: Report) -> dict[str, object]:
         "not_reviewed": [{"path": p, "reason": r} for p, r in report.not_reviewed],
         "elapsed": round(report.elapsed, 3),
     }
+    if report.shard:
+        out["shard"] = report.shard
+    if report.shard or report.trigger_source == "review_pipeline":
+        # a CI report carries its (redacted) diff: `report merge` turns it into any format,
+        # the review page included, without reviewing again
+        from review_agent.report.merge import reviewed_files_json
+
+        out["reviewed_files"] = reviewed_files_json(report.files)
     return out
 
 

@@ -1,0 +1,52 @@
+"""`review-agent report merge FILE...`: the shards' JSON reports as one report."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from review_agent.commands.output import emit, exit_code
+from review_agent.config import Options
+from review_agent.errors import ReviewAgentError
+
+MAX_REPORT_BYTES = 256 << 20
+
+
+def _read(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_REPORT_BYTES + 1)
+    except OSError as exc:
+        raise ReviewAgentError(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise ReviewAgentError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ReviewAgentError(f"{path}: not a JSON report (make one with --format json "
+                               "--output FILE)") from None
+    if not isinstance(doc, dict):
+        raise ReviewAgentError(f"{path}: not a review-agent JSON report")
+    return doc
+
+
+def merge_command(paths: Sequence[str], *, fmt: str, output: str | None, fail_on: str | None,
+                  strict: bool, max_findings: int | None, stream: TextIO, no_color: bool,
+                  quiet: bool, env: Mapping[str, str] | None = None) -> int:
+    """Write the merged report; the exit code follows --fail-on and --strict as in `ci`."""
+    from review_agent.pipeline import review_incomplete
+    from review_agent.report.merge import DEFAULT_MAX_FINDINGS, merge_documents
+
+    env = os.environ if env is None else env
+    report = merge_documents([(p, _read(p)) for p in paths],
+                             max_findings if max_findings is not None else DEFAULT_MAX_FINDINGS)
+    emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
+    summary = env.get("GITHUB_STEP_SUMMARY", "")
+    if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
+        from review_agent.report.github import append_summary
+
+        append_summary(report, summary)
+    options = Options()._replace(fail_on=fail_on or "never", strict=strict)
+    return exit_code(report, options, review_incomplete(report))
