@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 from conftest import Repo
 
+from review_agent.errors import ReviewAgentError
 from review_agent.records import FileChange
 from review_agent.sharding import auto_shard, parse_shard, partition
-from review_agent.errors import ReviewAgentError
 from tests.helpers import run_cli
 
 SCHEMA = json.loads(Path("/work/shared/data/sarif-schema-2.1.0.json").read_text())
