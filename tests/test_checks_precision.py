@@ -205,7 +205,10 @@ def test_a_reason_on_the_line_above_a_suppression(git_repo: Repo) -> None:
         "package pkg\n\nfunc At(b []byte, i int) byte {\n"
         "\t// the index is checked by the caller, see https://example.invalid/issue/12\n"
         "\treturn b[i] // #nosec G602\n}\n"),
-        "pkg/h.py": "import x  # noqa\n"})
+        "pkg/serve.go": ("package pkg\n\nfunc Serve() {\n"
+                         "\tsrv := &http.Server{} // #nosec G112\n}\n"),
+        "pkg/h.py": "import x  # noqa\nimport y  # noqa because the plugin registers itself\n",
+        "tests/test_t.py": "def test_t():\n    f(None)  # type: ignore\n"})
     assert [(f.path, f.rule) for f in check(git_repo, has_tests=False)] == [
         ("pkg/h.py", "lint-suppression")]
 

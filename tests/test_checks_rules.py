@@ -215,7 +215,7 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]]]] = [
     ("noqa", "src/sup.py",
      "import os  # noqa\nimport re  # noqa: F401\nimport sys  # noqa: F401 - re-exported for "
      "plugins\nx = f()  # type: ignore\ny = g()  # type: ignore[attr-defined]\n"
-     "# ruff: noqa\nrun(cmd)  # nosec B602\n# ruff: noqa: T100\n"
+     "# ruff: noqa\nrun(cmd)  # nosec\n# ruff: noqa: T100\n"
      "# we need `type: ignore` here, see the noqa docs\n",
      [("lint-suppression", 1), ("lint-suppression", 4), ("lint-suppression", 6),
       ("lint-suppression", 7)]),

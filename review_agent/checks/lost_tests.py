@@ -28,7 +28,8 @@ TEST_DEF = re.compile(
     # `(cond ? it.skip : it)('x'`: a test skipped on some platforms
     r"|\(.*\?\s*(?:it|test)[\w.]*\s*:\s*(?:it|test)[\w.]*\s*\))"
     r"\s*\(\s*(?P<q>['\"`])(?P<js>.+?)(?P=q)"
-    r"|^func\s+(?P<go>Test\w+)\s*\(")
+    # Go runs Example functions (their `// Output:` is checked) and fuzz targets too
+    r"|^func\s+(?P<go>(?:Test|Example|Fuzz)\w*)\s*\(")
 # a test that runs many cases: adding a case to it can replace several single tests
 _PARAMETRIZED = re.compile(r"parametrize|\.each\b|\bt\.Run\(|\bsubTest\("
                            r"|@pytest\.fixture\([^)]*params|\bcases\b|\btests\s*:?=\s*\[\]struct|\btestCases\b|\btable\b")

@@ -13,7 +13,9 @@ from collections.abc import Iterable
 
 _TYPING_LINE = re.compile(
     r"^\s*(from\s+(typing|typing_extensions|collections\.abc|__future__)\s+import\b"
-    r"|import\s+typing\b|if\s+(typing\.)?TYPE_CHECKING\s*:)")
+    r"|import\s+typing\b|if\s+(\w+\.)?TYPE_CHECKING\s*:|@(\w+\.)?overload\b"
+    # an overload's stub (`def f(x: int) -> int: ...`), a type alias
+    r"|.*\)\s*(->\s*.+)?:\s*\.\.\.\s*$|[\w.]+\s*:\s*(\w+\.)?TypeAlias\b)")
 _RETURN_ANNOTATION = re.compile(r"\)\s*->\s*[^:]+:\s*$")
 _VARIABLE_ANNOTATION = re.compile(r"^(\s*[\w.]+)\s*:\s*(?!=)[^=]+?(\s*=.*|,)?$")
 _BLOCK = re.compile(r"^\s*(if|elif|else|for|while|with|try|except|finally|def|class|async"

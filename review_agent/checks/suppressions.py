@@ -25,6 +25,8 @@ _SUPPRESS = re.compile(
 _REASON = re.compile(r"[A-Za-z]{3,}")
 
 
+_TYPE_CHECKER = re.compile(r"^(type\s*:\s*ignore|pyright\s*:\s*ignore|@ts-ignore"
+                           r"|@ts-expect-error)$", re.IGNORECASE)
 # suppressions that switch a checker off for the whole file
 _FILE_WIDE = re.compile(r"^(eslint-disable|@ts-nocheck|(ruff|flake8)\s*:\s*noqa"
                         r"|mypy\s*:\s*ignore-errors)$", re.IGNORECASE)
@@ -52,12 +54,13 @@ def _suppression(info: FileInfo, line: Line) -> str | None:
     if _FILE_WIDE.match(what) and not codes:
         return (f"file-wide lint suppression ({what}): every warning of the file is hidden; "
                 "name the codes or suppress single lines")
+    if info.is_test and _TYPE_CHECKER.match(what):
+        return None  # a test feeds a wrong type on purpose
     if what.lower() == "@ts-ignore":
         return ("new @ts-ignore: it hides every type error on the next line, even future "
                 "ones; prefer @ts-expect-error with a reason")
-    # a suppression naming its codes is a deliberate, reviewable choice; security
-    # suppressions (nosec) still need a reason
-    if codes and (what.lower() != "nosec" or _REASON.search(rest)):
+    # a suppression naming its codes, or saying why, is a deliberate, reviewable choice
+    if codes or len(_REASON.findall(rest)) >= 2:
         return None
     return (f"new blanket lint suppression ({what}): it hides every warning on the line, "
             "even future ones; name the code or fix the cause")
