@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from review_agent.errors import ModelError
 from review_agent.models import make_adapter
@@ -229,3 +231,32 @@ def validate(record, required):
     test = body["test_rows_missing_required_column_are_rejected"]
     assert "pytest.raises(ValueError)" in test and "validate(" in test
     assert "read_rows" not in test and "assert result" not in test
+
+
+CRITERIA = st.lists(st.text(min_size=1, max_size=40), min_size=0, max_size=4)
+
+
+@settings(max_examples=120, deadline=None)
+@given(criteria=CRITERIA, goal=st.text(max_size=60), flagged=st.booleans())
+def test_every_generated_python_file_compiles_whatever_the_brief_says(
+        criteria: list[str], goal: str, flagged: bool) -> None:
+    brief = {"goal": goal, "constraints": [], "acceptance_criteria": criteria,
+             "target_files": [], "style_rules": [], "expected_output": ""}
+    critique = {"items": [{"issue": f"acceptance criterion not covered by any test: {c}"}
+                          for c in criteria]} if flagged else None
+    for role, task_type in (("test_engineer", "test_creation"), ("scaffolder", "implementation")):
+        art = drafts.propose(role, request(task=goal, task_type=task_type, brief=brief,
+                                           critique=critique))
+        if art["content"]:
+            compile(art["content"], art["path"] or "proposal.py", "exec")
+
+
+def test_a_criterion_with_quotes_gives_valid_python() -> None:
+    brief = {"goal": 'Tokenize "quoted" text', "constraints": [],
+             "acceptance_criteria": ['tokenize("a b") returns ["a", "b"]', 'ends with "',
+                                     "back\\slash \"\"\" triple"],
+             "target_files": [], "style_rules": [], "expected_output": ""}
+    art = drafts.propose("test_engineer", request(brief=brief))
+    tree = ast.parse(art["content"])
+    docs = [ast.get_docstring(n) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    assert any(d and 'returns ["a", "b"]' in d for d in docs)

@@ -248,7 +248,11 @@ def _fallback_warning(node: Mapping[str, Any], edges: list[tuple[str, When]]) ->
         missing = [v for v in judge_values(node) if v not in routed]
         return (f"judge {nid!r} has no edge for route values {', '.join(missing)}"
                 if missing else "")
-    if edges and not is_unconditional(edges[-1][1]):
+    last = edges[-1][1] if edges else None
+    if last is not None and last.subject == "approvals" and \
+            (node.get("runner") or {}).get("mode") == "plan":
+        return ""  # a plan node goes on once its approvals are resolved (seed 000)
+    if last is not None and not is_unconditional(last):
         return (f"the last edge of {nid!r} is conditional; when no condition holds the run "
                 "is finalized early (add an unconditional fallback last)")
     return ""
