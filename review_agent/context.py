@@ -111,8 +111,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     # every file is scanned, the ones not reviewed too
     hits.extend(secrets.scan_change(change._replace(files=tuple(rescan)), blobs, allow=allow,
                                     allow_paths=allow_paths))
-    secret_findings = tuple(sorted((secrets.hit_finding(h) for h in hits
-                                    if h.reportable and not h.allowed),
+    secret_findings = tuple(sorted(secrets.hit_findings(hits),
                                    key=lambda f: (f.path, f.line, f.rule)))
     kept: list[ContextFile] = []
     used = 0

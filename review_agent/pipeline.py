@@ -119,9 +119,8 @@ def with_deterministic(
         found = list(bundle.secret_findings)
     else:
         opts = ctx.options
-        found = [secrets.hit_finding(h) for h in secrets.scan_change(
-            ctx.change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths)
-            if h.reportable and not h.allowed]
+        found = secrets.hit_findings(secrets.scan_change(
+            ctx.change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths))
     try:
         if whole is None:
             found.extend(run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests,

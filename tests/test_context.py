@@ -313,8 +313,9 @@ def test_secret_in_removed_lines_and_keyword_on_unchanged_line(git_repo: Repo) -
 
 def test_secret_reported_for_excluded_and_skipped_files(repo_with_commit: Repo) -> None:
     s = _secrets()
+    other = s["aws"][:4] + s["aws"][4:][::-1]  # a second key: one value is reported once
     repo_with_commit.stage({"legacy/keys.py": f"AWS = '{s['aws']}'\n",
-                            "vendor/x/conf.py": f"AWS = '{s['aws']}'\n"})
+                            "vendor/x/conf.py": f"AWS = '{other}'\n"})
     _, bundle = staged(repo_with_commit, Options(exclude=("legacy/*",)))
     assert set(bundle.not_reviewed) == {("legacy/keys.py", "excluded"),
                                         ("vendor/x/conf.py", "vendored")}

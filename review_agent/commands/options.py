@@ -52,6 +52,10 @@ def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
                                          lenient=lenient, trusted_file=trusted)
     if root is not None:
         options = worktree_paths(options, from_repo, root, on_warning, lenient=lenient)
+    from review_agent.secrets import gitleaks_config
+
+    # the same reader as the config: the work tree in the hook, the base revision in CI
+    gitleaks_config.activate(gitleaks_config.load(read, on_warning))
     return options
 
 

@@ -39,8 +39,7 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
         files = list(walk_files(paths))
         hits = secrets.scan_paths(files, **allow)
         scanned = len(files)
-    found: list[Finding] = [f for f in (secrets.hit_finding(h) for h in hits
-                                        if h.reportable and not h.allowed)
+    found: list[Finding] = [f for f in secrets.hit_findings(hits)
                             if not is_disabled(f, options.disable)]
     findings = merge(found)
     out: dict[str, object] = {

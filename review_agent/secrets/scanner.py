@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from review_agent.secrets import filters as F
+from review_agent.secrets import gitleaks_config
 from review_agent.secrets.allow import line_allowed, path_allowed, value_allowed
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.recall import RULES as RECALL_RULES
@@ -47,7 +48,8 @@ def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
     """
     if not text:
         return []
-    return _hits(text, path, _all_candidates(text, path, recall, True), allow, allow_paths)
+    hits = _hits(text, path, _all_candidates(text, path, recall, True), allow, allow_paths)
+    return gitleaks_config.apply(text, path, hits)  # a repository's .gitleaks.toml
 
 
 def _all_candidates(text: str, path: str, recall: bool, derive: bool) -> list[Candidate]:
