@@ -23,8 +23,8 @@ from typing import NamedTuple
 from review_agent.records import Finding
 
 _COMMENT = r"(?:#|//|/\*|--|<!--|;|%)"
-_PRAGMA = re.compile(_COMMENT + r".*?\breview-agent\s*:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?",
-                     re.IGNORECASE)
+_PRAGMA = re.compile(r"\breview-agent\s*:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
+_COMMENT_TOKEN = re.compile(_COMMENT)
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[\w./-]+(?:\s*,\s*[\w./-]+)*)", re.IGNORECASE)
 _NOSEC = re.compile(r"(?:#|//)\s*#?\s*nosec\b(?P<codes>(?:[\s,:]+[\w-]+)*)", re.IGNORECASE)
 _COMMENT_ONLY = re.compile(r"^\s*" + _COMMENT)
@@ -53,7 +53,8 @@ def parse(text: str) -> Pragma | None:
     named: tuple[str, ...] = ()
     if "review-agent" in text.lower():
         m = _PRAGMA.search(text)
-        if m is not None:
+        # only inside a comment: some comment token opens before it (linear, no backtracking)
+        if m is not None and _COMMENT_TOKEN.search(text, 0, m.start()) is not None:
             ids = m.group("ids")
             named = _ids(ids) if ids is not None else ()
             rules |= set(named) if ids is not None and named else {EVERY}

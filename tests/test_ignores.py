@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from review_agent import baseline, ignores
 from review_agent.checks import RULES
@@ -93,3 +95,12 @@ def test_baseline_matches_whole_then_line_part_once() -> None:
     assert kept == [other] and hidden == 1
     kept, hidden = baseline.apply([moved, copy], frozenset({"aaaaaaaa11111111"}))
     assert kept == [copy] and hidden == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("#/*-;%<!>[],: review-agntiqonsc")), max_size=80))
+def test_any_comment_text_parses(text: str) -> None:
+    pragma = ignores.parse(text)
+    assert pragma is None or pragma.rules
+    if pragma is not None and ignores.EVERY in pragma.rules:
+        assert "review-agent" in text.lower()

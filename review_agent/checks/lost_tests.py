@@ -53,7 +53,12 @@ class TestDef(NamedTuple):
     body: str  # the removed lines after it, up to the next test (removed tests only)
 
 
+MAX_LINE = 2000  # longer lines are data or minified code, never a test's definition
+
+
 def _match_name(text: str) -> tuple[str, str] | None:
+    if len(text) > MAX_LINE:
+        return None
     m = TEST_DEF.match(text)
     if m is None:
         return None
@@ -105,7 +110,8 @@ def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:
     words_removed: set[str] = set()
     words_added: set[str] = set()
     for info in infos:
-        for ln in (ln for h in info.change.hunks for ln in h.lines if ln.kind != " "):
+        for ln in (ln for h in info.change.hunks for ln in h.lines
+                   if ln.kind != " " and len(ln.text) <= MAX_LINE):
             words = set(_IDENTIFIER.findall(ln.text))
             if ln.kind == "+":
                 words_added |= words

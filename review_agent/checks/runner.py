@@ -242,8 +242,12 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
     return out
 
 
+RATIO_CHARS = 400  # enough of a line to tell an edit from a different line, in bounded time
+
+
 def _ratio(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, " ".join(a.split()), " ".join(b.split())).ratio()
+    x, y = " ".join(a.split())[:RATIO_CHARS], " ".join(b.split())[:RATIO_CHARS]
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
 
 
 PAIR_SAME_FILE = 0.4  # an edited line keeps this much of its old text
