@@ -208,7 +208,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="2 MB subset, 40 secrets")
     ap.add_argument("--no-detect-secrets", action="store_true")
+    ap.add_argument("--breadth", action="store_true",
+                    help="recall per rule family on lines generated from every rule's format")
     args = ap.parse_args()
+    if args.breadth:
+        return breadth()
     size = 2_000_000 if args.quick else 20_000_000
     n_secrets, n_decoys = (45, 30) if args.quick else (225, 300)
     rng = random.Random(SEED)
@@ -250,6 +254,72 @@ def main() -> int:
                                                   for p, ln in missed[:10]))
                 for p, ln in sorted(noisy)[:10]:
                     print(f"  noisy: {p}:{ln}")
+    return 0
+
+
+def breadth_corpus(variants: int = 3) -> list[tuple[str, str, str]]:
+    """(family, rule, line): each rule's documented format, filled `variants` times."""
+    from review_agent.secrets.examples import REDACT_ONLY
+    from review_agent.secrets.rules import RULES
+
+    family = {r.id: f for f, rules in families().items() for r in rules}
+    rng = random.Random(SEED + 1)
+    out = []
+    for r in RULES:
+        tpl = TEMPLATES.get(r.id) or REDACT_ONLY.get(r.id)
+        if tpl is None:
+            continue
+        out.extend((family.get(r.id, "other"), r.id, fill(tpl, rng)) for _ in range(variants))
+    return out
+
+
+def families() -> dict[str, tuple[object, ...]]:
+    """Rule family (the module that holds it) -> its rules."""
+    import importlib
+
+    out: dict[str, tuple[object, ...]] = {}
+    for name, attr in (("providers_cloud", "CLOUD"), ("providers_infra", "INFRA"),
+                       ("providers_infra", "DATABASES"), ("providers_vcs", "VCS"),
+                       ("providers_messaging", "CHAT"), ("providers_messaging", "MAIL"),
+                       ("providers_messaging", "CHANNELS"), ("providers_payment", "PAYMENT"),
+                       ("providers_registries", "REGISTRIES"), ("providers_ai", "AI"),
+                       ("providers_monitoring", "MONITORING"), ("providers_saas", "SAAS"),
+                       ("cli", "CLI"), ("generic", "GENERIC")):
+        mod = importlib.import_module(f"review_agent.secrets.{name}")
+        out[attr.lower()] = tuple(getattr(mod, attr))
+    return out
+
+
+def breadth() -> int:
+    """Reported and redacted share per family; each line scanned as its own .env file."""
+    from review_agent.secrets import scan_text
+    from review_agent.secrets.examples import REDACT_ONLY
+
+    rows: dict[str, list[int]] = {}
+    missed: list[str] = []
+    corpus = breadth_corpus()
+    t0 = time.process_time()
+    for fam, rule, line in corpus:
+        hits = scan_text(line + "\n", "config/.env")
+        recall_hits = scan_text(line + "\n", "config/.env", recall=True)
+        row = rows.setdefault(fam, [0, 0, 0])
+        row[0] += 1
+        reported = any(h.reportable for h in hits) or rule in REDACT_ONLY
+        row[1] += reported
+        row[2] += bool(hits or recall_hits)
+        if not reported:
+            missed.append(rule)
+    cpu = time.process_time() - t0
+    print(f"{len(corpus)} lines from {len({r for _, r, _ in corpus})} rules' formats "
+          f"({cpu:.1f} s cpu)")
+    print(f"{'family':12} {'lines':>6} {'reported':>9} {'redacted':>9}")
+    for fam, (n, rep, red) in sorted(rows.items()):
+        print(f"{fam:12} {n:6d} {rep / n:9.1%} {red / n:9.1%}")
+    n = sum(r[0] for r in rows.values())
+    print(f"{'all':12} {n:6d} {sum(r[1] for r in rows.values()) / n:9.1%} "
+          f"{sum(r[2] for r in rows.values()) / n:9.1%}")
+    if missed:
+        print("  not reported:", ", ".join(sorted(set(missed))[:30]))
     return 0
 
 
