@@ -150,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.command:
             parser.print_help(_stdout())
             return 2
+        from review_agent import progress
+
+        progress.configure(quiet=bool(getattr(args, "quiet", False)))
         with signals.handled():
             return dispatch(args)
     except ReviewAgentError as exc:

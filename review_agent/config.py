@@ -43,6 +43,8 @@ class Options(NamedTuple):
     api_key_allowed: bool = True  # False: the base URL only repository files name
     report_exemptions: bool = False  # range reviews: a change that exempts itself is reported
     approval_policy: Mapping[str, Any] | None = None  # seed 001 (team/policy.py): None: defaults
+    instructions: str | None = None  # the repository's review rules for the model
+    model_budgets: tuple[tuple[str, int], ...] = ()  # (model spec, token_budget) pairs
 
 
 def _str(v: Any) -> str:
@@ -106,6 +108,16 @@ def _regexes(v: Any) -> tuple[str, ...]:
 
 def _hosts(v: Any) -> tuple[str, ...]:
     return tuple(h.strip().lower().rstrip(".") for h in _strs(v) if h.strip())
+def _models(v: Any) -> tuple[tuple[str, int], ...]:
+    """`models: {SPEC: {token_budget: N}}`: settings of one model."""
+    if not isinstance(v, dict):
+        raise TypeError("a mapping of model spec to {token_budget: N}")
+    out = []
+    for spec, settings in v.items():
+        if not isinstance(settings, dict) or set(settings) - {"token_budget"}:
+            raise TypeError(f"a mapping of model spec to {{token_budget: N}} ({spec!s:.40})")
+        out.append((str(spec), _int(settings.get("token_budget", 12_000))))
+    return tuple(out)
 
 
 def _fail_on(v: Any) -> str:
@@ -149,6 +161,8 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "workers": ("workers", _upto(64)),
     "baseline": ("baseline", _str),
     "approval_policy": ("approval_policy", _policy),
+    "instructions": ("instructions", _str),
+    "models": ("model_budgets", _models),
 }
 # keys only the user's own configuration (outside every repository) may set
 USER_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {

@@ -211,7 +211,7 @@ def make_model(options: Options) -> ModelAdapter:
         base_url=options.base_url,
         timeout=options.timeout,
         cache=options.cache,
-        token_budget=options.token_budget,
+        token_budget=dict(options.model_budgets).get(options.model, options.token_budget),
         workers=options.workers,
         send_key=options.api_key_allowed,
     ))
@@ -285,6 +285,8 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
         n = len(lost)
         note = f"; {n} deterministic finding{'s' * (n != 1)} kept" if n else ""
         warnings = (*warnings, str(out["message"]) + note)
+    artifact = out.get("specialist_artifact")
+    usage = artifact if isinstance(artifact, dict) else {}
     return Report(
         final_output=out,
         findings=findings,
@@ -296,7 +298,15 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
         warnings=warnings,
         max_findings=options.max_findings,
         trigger_source=trigger,
+        model_requests=_count(usage.get("model_requests")),
+        cache_hits=_count(usage.get("model_cache_hits")),
+        tokens_sent=_count(usage.get("model_tokens_sent")),
+        tokens_received=_count(usage.get("model_tokens_received")),
     )
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def review_incomplete(report: Report) -> bool:

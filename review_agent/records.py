@@ -133,3 +133,7 @@ class Report(NamedTuple):
     hidden_by_baseline: int = 0  # findings the --baseline report holds, not shown
     files: tuple[ReviewedFile, ...] = ()  # the diff the review page shows (redacted excerpts)
     shard: str = ""  # "2/3" when `ci --shard` reviewed one part of the change
+    model_requests: int = 0  # HTTP requests the model phase sent
+    cache_hits: int = 0  # parts answered from the model cache
+    tokens_sent: int = 0  # prompt tokens (the server's count, else an estimate)
+    tokens_received: int = 0

@@ -142,7 +142,8 @@ class ModelServer:
             def _send(self, code: int, body: bytes, headers: tuple[tuple[str, str], ...]
                       ) -> None:
                 self.send_response(code)
-                self.send_header("Content-Type", "application/json")
+                if not any(name.lower() == "content-type" for name, _ in headers):
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 for name, value in headers:
                     self.send_header(name, value)
@@ -274,3 +275,53 @@ def response(body: bytes, *headers: str, status: str = "200 OK") -> bytes:
     lines = [f"HTTP/1.1 {status}", "Content-Type: application/json",
              f"Content-Length: {len(body)}", *headers]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+def envelope(message: dict[str, Any], finish_reason: str = "stop",
+             usage: dict[str, int] | None = None) -> Reply:
+    """A 200 completion whose message is `message` as given (content null, tool_calls, parts,
+    reasoning_content, ...)."""
+    body: dict[str, Any] = {
+        "id": "chatcmpl-test", "object": "chat.completion", "model": "test",
+        "choices": [{"index": 0, "finish_reason": finish_reason,
+                     "message": {"role": "assistant", **message}}]}
+    if usage is not None:
+        body["usage"] = usage
+    return Reply("body", json.dumps(body))
+
+
+def truncated(text: str) -> Reply:
+    """A completion cut at max_tokens: finish_reason "length"."""
+    return envelope({"content": text}, "length")
+
+
+def sse(text: str, pieces: int = 4) -> Reply:
+    """A text/event-stream reply (a server that only streams) carrying `text` in deltas."""
+    size = max(1, len(text) // pieces)
+    chunks = [text[i:i + size] for i in range(0, len(text), size)]
+    events = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
+    events += [{"choices": [{"index": 0, "delta": {"content": c}}]} for c in chunks]
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    return Reply("body", body, 200, (("Content-Type", "text/event-stream"),))
+
+
+def ollama_responder(context_length: int, answer: Callable[[Recorded], str],
+                     shows: list[Recorded] | None = None) -> Callable[[Recorded], Reply]:
+    """Ollama's native API: /api/show with a context length, /api/chat answered by `answer`."""
+
+    def respond(rec: Recorded) -> Reply:
+        if rec.path == "/api/show":
+            if shows is not None:
+                shows.append(rec)
+            return raw_body(json.dumps({
+                "modelfile": "FROM x", "parameters": "stop \"<|im_end|>\"",
+                "model_info": {"general.architecture": "qwen2",
+                               "qwen2.context_length": context_length}}))
+        if rec.path != "/api/chat":
+            return status(404, body="404 page not found")
+        return raw_body(json.dumps({
+            "model": rec.body.get("model"), "created_at": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": answer(rec)},
+            "done": True, "done_reason": "stop", "prompt_eval_count": 100, "eval_count": 20}))
+
+    return respond

@@ -6,11 +6,12 @@ from __future__ import annotations
 import builtins
 import http.client
 import ssl
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from review_agent.errors import ModelError
 from review_agent.models.base import ModelReply, ModelSettings
-from review_agent.records import ContextBundle
+from review_agent.records import ContextBundle, Finding
 
 EXCEPTIONS: dict[str, BaseException] = {
     "ModelError": ModelError("the server said no"),
@@ -40,7 +41,8 @@ class RaisingModel:
     def _raise(self) -> NoReturn:
         raise _exception(self.name)
 
-    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
+    def review(self, system_prompt: str, bundle: ContextBundle,
+               known: Sequence[Finding] = ()) -> ModelReply:
         self._raise()
 
     def propose(self, role: str, system_prompt: str, request: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -267,12 +268,12 @@ def test_config_and_prompts_come_from_the_base(world: World, monkeypatch: pytest
     prompt = (Path(__file__).resolve().parents[1] / "prompts" / "reviewer.md.j2").read_text()
     world.upstream.commit("config", {
         ".review-agent.yaml": "prompts_dir: review-prompts\n",
-        "review-prompts/reviewer.md.j2": prompt.replace("version: 1", "version: 7", 1)})
+        "review-prompts/reviewer.md.j2": re.sub(r"version: \d+", "version: 7", prompt, count=1)})
     world.upstream.git("push", "-q", "origin", "main")
     world.clone.git("fetch", "-q", "origin")
     world.clone.commit("weaken", {
         ".review-agent.yaml": "prompts_dir: review-prompts\ndisable: [debugger, eval-exec]\n",
-        "review-prompts/reviewer.md.j2": prompt.replace("version: 1", "version: 8", 1)})
+        "review-prompts/reviewer.md.j2": re.sub(r"version: \d+", "version: 8", prompt, count=1)})
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", "json", "--base",
                             "origin/main")
     assert code == 0, err

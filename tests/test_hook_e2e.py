@@ -90,7 +90,7 @@ def test_plain_hook_install_and_commit(repo_with_commit: Repo) -> None:
     assert proc.returncode == 0, out
     assert "src/merge.py:3: error [conflict-marker]" in out
     assert re.search(r"review-agent: \d+ findings? \(1 error, \d+ warnings?, \d+ info\) in \d+ "
-                     r"files? · model builtin · reviewer prompt v1 · [0-9.]+s", out), out
+                     r"files? · model builtin · reviewer prompt v2 · [0-9.]+s", out), out
     after = snapshot(repo.path)
     assert after["worktree"] == before["worktree"]  # unstaged edit and untracked file intact
     assert_commit_as_staged(repo, staged, head)

@@ -218,17 +218,27 @@ def test_run_gets_its_artifact_and_critique_from_the_model(repo_with_commit: Rep
     assert "def add(a, b)" in srv.requests[0].user  # the --context file went along
 
 
-def test_file_too_large_for_the_model_is_listed_not_reviewed(repo_with_commit: Repo) -> None:
+def test_new_file_larger_than_the_budget_is_reviewed_in_windows(repo_with_commit: Repo) -> None:
     big = "".join(f"value_{i} = {i} * 3  # a line of real-looking code\n" for i in range(400))
     repo_with_commit.stage({"src/app.py": CHANGED, "src/big.py": big})
     repo_with_commit.write(".review-agent.yaml", "token_budget: 2500\n")
-    with ModelServer(responder=model_reply) as srv:
+
+    def respond(rec: Recorded) -> Reply:
+        if "value_399 = " in rec.user:  # the last window: a finding on the file's last line
+            return findings({"path": "src/big.py", "line": 400, "severity": "warning",
+                             "rule": "magic-number", "message": "3 is a magic number"})
+        return model_reply(rec)
+
+    with ModelServer(responder=respond) as srv:
         code, out, err, _ = hook(repo_with_commit, srv)
     assert code == 0, err
     data = json.loads(out)
-    assert {"path": "src/big.py", "reason": "too large for the model budget"} in \
-        data["not_reviewed"]
-    assert srv.requests and all("value_1 = " not in r.user for r in srv.requests)
+    assert not any(e["path"] == "src/big.py" for e in data["not_reviewed"])
+    sent = "".join(r.user for r in srv.requests)
+    assert all(f"value_{i} = " in sent for i in range(400))  # every line went to the model
+    assert len(srv.requests) > 2
+    assert all(len(r.raw) < 2500 * 4 * 2 for r in srv.requests)
+    assert any((f["path"], f["line"]) == ("src/big.py", 400) for f in data["findings"])
 
 
 def test_context_budget_limits_what_the_model_is_sent(repo_with_commit: Repo) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import os
-import select
 import threading
 import time
 
@@ -12,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from review_agent.models.chunking import (
+    OVERLAP,
     TOO_LARGE,
-    Progress,
+    _boundary,
     estimate_tokens,
+    halve,
     run_pool,
     split_bundle,
 )
@@ -52,10 +51,26 @@ def test_estimate_is_close_to_a_word_count_for_prose_and_zero_for_nothing() -> N
     assert estimate_tokens("리뷰 에이전트") >= 6
 
 
-def test_small_bundle_is_one_chunk_unchanged() -> None:
-    b = bundle(cfile("a.py"), cfile("b.py"))
+def test_small_bundle_parts_end_only_at_path_boundaries() -> None:
+    files = [cfile(f"src/m{i}.py") for i in range(12)]
+    b = bundle(*files)
     chunks, skipped = split_bundle(b, render, 10_000)
-    assert chunks == [b] and skipped == []
+    assert skipped == []
+    assert [f for c in chunks for f in c.files] == files
+    assert len(chunks) == 1 + sum(_boundary(f.path) for f in files[:-1])
+    assert 1 < len(chunks) < len(files)  # these twelve paths: neither one part nor one each
+    for c in chunks:
+        assert all(not _boundary(f.path) for f in c.files[:-1])
+
+
+def test_editing_one_file_changes_only_its_part() -> None:
+    files = [cfile(f"src/m{i}.py") for i in range(10)]
+    edited = list(files)
+    edited[4] = cfile("src/m4.py", lines=7)
+    before, _ = split_bundle(bundle(*files), render, 10_000)
+    after, _ = split_bundle(bundle(*edited), render, 10_000)
+    changed = [c for c in after if c not in before]
+    assert len(changed) == 1 and "src/m4.py" in [f.path for f in changed[0].files]
 
 
 def test_large_bundle_splits_in_order_and_every_chunk_fits() -> None:
@@ -79,11 +94,37 @@ def test_file_larger_than_budget_is_split_by_excerpts() -> None:
     assert sum(len(p.excerpts) for p in parts) == 8
 
 
-def test_excerpt_larger_than_budget_is_not_reviewed() -> None:
+def test_excerpt_larger_than_budget_is_split_into_overlapping_windows() -> None:
     huge = cfile("huge.py", excerpts=1, lines=200)
     chunks, skipped = split_bundle(bundle(cfile("a.py"), huge, cfile("b.py")), render, 300)
-    assert skipped == [("huge.py", TOO_LARGE)]
-    assert [f.path for c in chunks for f in c.files] == ["a.py", "b.py"]
+    assert skipped == []
+    assert all(estimate_tokens(render(c)) <= 300 for c in chunks)
+    windows = [f.excerpts[0].lines for c in chunks for f in c.files if f.path == "huge.py"]
+    assert len(windows) > 3
+    numbers = [[ln.new_no for ln in w] for w in windows]
+    assert sorted({n for w in numbers for n in w}) == list(range(1, 201))  # every line seen
+    for a, b in zip(numbers, numbers[1:], strict=False):
+        assert a[-OVERLAP:] == b[:OVERLAP]  # neighbours share OVERLAP lines
+
+
+def test_a_single_line_larger_than_budget_is_not_reviewed() -> None:
+    wide = ContextFile("wide.py", None, "A", "python", (Excerpt("", (
+        DiffLine("+", None, 1, "x = " + " + ".join(str(i) for i in range(2000))),)),))
+    chunks, skipped = split_bundle(bundle(cfile("a.py"), wide), render, 300)
+    assert skipped == [("wide.py", TOO_LARGE)]
+    assert [f.path for c in chunks for f in c.files] == ["a.py"]
+
+
+def test_halve_by_files_then_excerpts_then_lines() -> None:
+    two = halve(bundle(cfile("a.py"), cfile("b.py")))
+    assert two is not None and [f.path for h in two for f in h.files] == ["a.py", "b.py"]
+    by_excerpt = halve(bundle(cfile("a.py", excerpts=3)))
+    assert by_excerpt is not None and [len(h.files[0].excerpts) for h in by_excerpt] == [1, 2]
+    by_lines = halve(bundle(cfile("a.py", lines=40)))
+    assert by_lines is not None
+    first, second = (h.files[0].excerpts[0].lines for h in by_lines)
+    assert first[0].new_no == 1 and second[-1].new_no == 40 and len(first) + len(second) > 40
+    assert halve(bundle(cfile("a.py", lines=3))) is None
 
 
 @settings(max_examples=30, deadline=None)
@@ -93,9 +134,11 @@ def test_split_never_loses_an_excerpt(shape: list[tuple[int, int]], budget: int)
     files = [cfile(f"p{i}.py", ex, ln) for i, (ex, ln) in enumerate(shape)]
     chunks, skipped = split_bundle(bundle(*files), render, budget)
     skipped_paths = {p for p, _ in skipped}
-    seen = [(f.path, ex) for c in chunks for f in c.files for ex in f.excerpts]
-    expected = [(f.path, ex) for f in files if f.path not in skipped_paths for ex in f.excerpts]
-    assert seen == expected
+    seen = {(f.path, ln) for c in chunks for f in c.files for ex in f.excerpts
+            for ln in ex.lines}
+    expected = {(f.path, ln) for f in files if f.path not in skipped_paths
+                for ex in f.excerpts for ln in ex.lines}
+    assert seen == expected  # windows overlap; no line is lost
     if len(chunks) > 1:
         assert all(estimate_tokens(render(c)) <= budget for c in chunks)
 
@@ -123,39 +166,6 @@ def test_pool_is_bounded_and_keeps_order() -> None:
     peak = 0
     assert run_pool([1, 2, 3], work, 1) == [1, 4, 9]
     assert peak == 1
-
-
-def test_progress_silent_off_a_terminal() -> None:
-    stream = io.StringIO()
-    p = Progress("review-agent: model x", 2, stream, after=0.0)
-    p.tick()
-    p.close()
-    assert stream.getvalue() == ""
-
-
-def test_progress_line_on_a_terminal_after_the_delay() -> None:
-    master, slave = os.openpty()
-    with os.fdopen(slave, "w") as tty:
-        p = Progress("review-agent: model x", 3, tty, after=0.2)
-        p.tick()  # before the delay: nothing yet
-        early = select.select([master], [], [], 0)[0]
-        time.sleep(0.3)  # the timer shows the line on its own
-        p.tick()
-        p.close()
-    text = b""
-    while select.select([master], [], [], 0.2)[0]:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the other end is closed
-            break
-        if not chunk:
-            break
-        text += chunk
-    os.close(master)
-    assert early == []
-    assert "review-agent: model x: 1/3 parts reviewed" in text.decode()
-    assert "review-agent: model x: 2/3 parts reviewed" in text.decode()
-    assert text.endswith(b"\r\n") or text.endswith(b"\n")
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=())))

@@ -13,7 +13,8 @@ from review_agent.context import render_bundle
 from review_agent.errors import ConfigError, ModelError
 from review_agent.models import make_adapter
 from review_agent.models.base import ModelSettings
-from review_agent.models.openai import OLLAMA_URL, OpenAIModel, make, resolve_base_url
+from review_agent.models.ollama import DEFAULT_HOST, OllamaModel
+from review_agent.models.openai import CONTRACT, OpenAIModel, make, resolve_base_url
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt
 from tests.model_server import (
     CLOSE,
@@ -64,9 +65,10 @@ def test_ollama_defaults_to_localhost_and_not_openai_key(monkeypatch: pytest.Mon
                                                           ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://elsewhere/v1")
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
     m = make_adapter("ollama:llama3", ModelSettings())
-    assert isinstance(m, OpenAIModel)
-    assert (m.spec, m.name, m.base_url) == ("ollama:llama3", "llama3", OLLAMA_URL)
+    assert isinstance(m, OllamaModel)
+    assert (m.spec, m.name, m.base_url) == ("ollama:llama3", "llama3", DEFAULT_HOST)
     assert m._headers() == {}
     assert KEY not in repr(m)
 
@@ -81,10 +83,13 @@ def test_request_shape_and_findings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rec.headers["authorization"] == f"Bearer {KEY}"
     assert rec.body["model"] == "test-model"
     assert rec.body["temperature"] == 0
-    assert rec.body["response_format"] == {"type": "json_object"}
+    assert rec.body["response_format"]["type"] == "json_schema"
+    assert rec.body["response_format"]["json_schema"]["strict"] is True
+    assert rec.body["stream"] is False and 0 < rec.body["max_tokens"] < 12_000
     assert [m["role"] for m in rec.body["messages"]] == ["system", "user"]
     assert rec.system.startswith(PROMPT) and '"findings"' in rec.system
-    assert rec.user == render_bundle(b)
+    assert rec.user.startswith(render_bundle(b))
+    assert rec.user.rstrip().endswith(CONTRACT)
     assert "print(x)  # src/app.py 1" in rec.user
     assert not reply.failed and reply.warnings == () and reply.requests == 1
     assert [(f.path, f.line, f.severity, f.rule, f.source) for f in reply.findings] == [
@@ -190,8 +195,9 @@ def test_cache_avoids_the_second_call_and_no_cache_does_not() -> None:
 
 def test_failed_reply_is_not_cached() -> None:
     b = bundle()
-    with ModelServer(content("garbage"), default=findings(FINDING)) as srv:
-        model(srv, timeout=0.3).review(PROMPT, b)
+    with ModelServer(content("garbage"), content("garbage"), default=findings(FINDING)) as srv:
+        first = model(srv).review(PROMPT, b)
+        assert first.failed and len(srv.requests) == 2  # the reply and one corrective retry
         reply = model(srv).review(PROMPT, b)
     assert not reply.cached and len(reply.findings) == 1
 
@@ -223,8 +229,8 @@ def test_large_bundle_is_chunked_over_a_bounded_pool() -> None:
     assert len({f.path for f in reply.findings}) == len(srv.requests)
 
 
-def test_too_large_file_is_listed_not_reviewed() -> None:
-    b = bundle(cfile("small.py"), cfile("huge.py", "x = " + "1 + " * 400, lines=40))
+def test_a_line_too_large_for_the_budget_leaves_its_file_not_reviewed() -> None:
+    b = bundle(cfile("small.py"), cfile("huge.py", "x = " + "1 + " * 3000, lines=3))
     with ModelServer() as srv:
         reply = model(srv, token_budget=3000).review(PROMPT, b)
     assert reply.not_reviewed == (("huge.py", "too large for the model budget"),)
@@ -298,8 +304,10 @@ def test_base_url_must_be_http(url: str) -> None:
         make_adapter("openai:x", ModelSettings(base_url=url))
     assert "must be an http:// or https:// URL" in str(exc.value)
     assert KEY not in str(exc.value)
-    with pytest.raises(ConfigError):
-        make_adapter("ollama:x", ModelSettings(base_url=url))
+    if url != "localhost:11434/v1":  # Ollama's own OLLAMA_HOST form: no scheme, http
+        with pytest.raises(ConfigError) as exc:
+            make_adapter("ollama:x", ModelSettings(base_url=url))
+        assert KEY not in str(exc.value)
 
 
 @pytest.mark.parametrize(("url", "words"), [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from review_agent.graph.engine import run_graph
 from review_agent.graph.spec import load_graph
 from review_agent.models.base import ModelAdapter, ModelReply, ModelSettings
 from review_agent.models.builtin import make
-from review_agent.records import ContextBundle
+from review_agent.records import ContextBundle, Finding
 from review_agent.team import NODES
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import initial_state
@@ -284,7 +285,8 @@ class StubbornModel:
 
     spec = "stubborn"
 
-    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
+    def review(self, system_prompt: str, bundle: ContextBundle,
+               known: Sequence[Finding] = ()) -> ModelReply:
         return ModelReply((), (), False, 0)
 
     def propose(self, role: str, system_prompt: str, request: dict[str, Any]) -> dict[str, Any]:

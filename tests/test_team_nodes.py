@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -208,7 +209,7 @@ def test_clean_review_pipeline_change_ends_ok(repo_with_commit: Repo) -> None:
     repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return b + a\n"})
     out = _review_run(repo_with_commit, "review_pipeline")
     assert out["status"] == "ok" and out["findings"] == []
-    assert out["prompt_versions"] == {"reviewer": "1"}
+    assert out["prompt_versions"] == {"reviewer": "2"}
 
 
 def test_empty_change_finalizes_ok_with_nothing_to_review(repo_with_commit: Repo) -> None:
@@ -224,7 +225,8 @@ class ScriptedReviewer:
     def __init__(self, failed: bool) -> None:
         self.failed = failed
 
-    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
+    def review(self, system_prompt: str, bundle: ContextBundle,
+               known: Sequence[Finding] = ()) -> ModelReply:
         assert "UNTRUSTED" in system_prompt  # the rendered reviewer prompt
         if self.failed:
             return ModelReply((), ("model timed out after 60s",), True, 1)

@@ -56,7 +56,9 @@ def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
 
     # the same reader as the config: the work tree in the hook, the base revision in CI
     gitleaks_config.activate(gitleaks_config.load(read, on_warning))
-    return options
+    from review_agent.review_rules import with_rules
+
+    return with_rules(options, read, on_warning)
 
 
 def apply_args(options: Options, args: argparse.Namespace) -> Options:

@@ -57,6 +57,10 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
             raise ConfigError(f"baseline {tree_path(baseline, 'baseline')} does not exist at "
                               f"the base revision {tree.rev[:12]}")
         options = options._replace(baseline=str(pin(blob, "baselines", ".json")))
+    from review_agent.review_rules import with_rules
+
+    # the model's review rules too are the base's (.review-agent/rules.md of its tree)
+    options = with_rules(options, lambda rel: tree.read(rel, "review rules"), warn)
     return options._replace(report_exemptions=True), prompt_files
 
 

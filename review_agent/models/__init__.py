@@ -11,7 +11,7 @@ from review_agent.models.base import ModelAdapter, ModelSettings
 REGISTRY: dict[str, str] = {
     "builtin": "review_agent.models.builtin:make",
     "openai": "review_agent.models.openai:make",
-    "ollama": "review_agent.models.openai:make_ollama",
+    "ollama": "review_agent.models.ollama:make_ollama",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 from review_agent.records import ContextBundle, Finding
@@ -25,13 +26,21 @@ class ModelReply(NamedTuple):
     cached: bool = False
     # (path, reason) of files the model did not see, e.g. "too large for the model budget"
     not_reviewed: tuple[tuple[str, str], ...] = ()
+    parts: int = 0  # parts the bundle was reviewed in
+    cached_parts: int = 0  # of them answered from the cache
+    tokens_sent: int = 0  # prompt tokens (the server's usage, else our estimate)
+    tokens_received: int = 0  # completion tokens
 
 
 class ModelAdapter(Protocol):
     spec: str  # "builtin", "openai:NAME", "ollama:NAME"
 
-    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
-        """Review a redacted context bundle; findings are ungrounded, the caller grounds them."""
+    def review(self, system_prompt: str, bundle: ContextBundle,
+               known: Sequence[Finding] = ()) -> ModelReply:
+        """Review a redacted context bundle; findings are ungrounded, the caller grounds them.
+
+        `known` are the builtin checks' findings: the model is told they are already reported.
+        """
         ...
 
     def propose(self, role: str, system_prompt: str, request: dict[str, Any]) -> dict[str, Any]:

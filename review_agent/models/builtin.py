@@ -11,7 +11,7 @@ from typing import Any
 
 from review_agent.errors import ModelError
 from review_agent.models.base import ModelReply, ModelSettings
-from review_agent.records import ContextBundle
+from review_agent.records import ContextBundle, Finding
 
 
 class BuiltinModel:
@@ -24,7 +24,8 @@ class BuiltinModel:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
 
-    def review(self, system_prompt: str, bundle: ContextBundle) -> ModelReply:
+    def review(self, system_prompt: str, bundle: ContextBundle,
+               known: Sequence[Finding] = ()) -> ModelReply:
         """No model findings: the deterministic checks already ran on the same change."""
         return ModelReply(findings=(), warnings=(), failed=False, requests=0)
 

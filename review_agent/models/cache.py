@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -55,6 +56,31 @@ def store(root: Path, k: str, text: str) -> bool:
         except BaseException:
             os.unlink(tmp)
             raise
+    except OSError:
+        return False
+    return True
+
+
+def _note_path(root: Path, kind: str, name: str) -> Path:
+    return root / kind / f"{key(kind, name)[:32]}.txt"
+
+
+def load_note(root: Path, kind: str, name: str) -> str | None:
+    """A small remembered fact (e.g. the response format a server accepts), or None."""
+    try:
+        return _note_path(root, kind, name).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def store_note(root: Path, kind: str, name: str, value: str) -> bool:
+    """Remember `value` for `name` (atomically; a failure is ignored and reported as False)."""
+    target = _note_path(root, kind, name)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp-{os.getpid()}-{threading.get_ident()}")
+        tmp.write_text(value + "\n", encoding="utf-8")
+        os.replace(tmp, target)
     except OSError:
         return False
     return True

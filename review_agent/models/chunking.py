@@ -1,13 +1,12 @@
-"""Large changes: a token estimate, bundles split to fit a budget, a bounded pool, progress."""
+"""Large changes: a token estimate, bundles split to fit a budget, a bounded pool."""
 
 from __future__ import annotations
 
+import hashlib
 import re
-import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
-from typing import TextIO, TypeVar
+from typing import TypeVar
 
 from review_agent.records import ContextBundle, ContextFile, Excerpt
 
@@ -56,19 +55,30 @@ def sub_bundle(bundle: ContextBundle, files: Sequence[ContextFile]) -> ContextBu
                            secret_findings=(), redactions=0)
 
 
+MARGIN = 1.2  # the estimate runs up to ~17% under a small model's tokenizer: 20% headroom
+GROUP = 4  # about one file in GROUP ends a part: parts stay the same when other files change
+OVERLAP = 5  # lines two windows of one long excerpt share
+
+
+def _boundary(path: str) -> bool:
+    """A file after which a part always ends, chosen by its path alone (not its content), so
+    that editing one file changes only the part that holds it and the cache answers the rest."""
+    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).digest()[0] % GROUP == 0
+
+
 def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int
                  ) -> tuple[list[ContextBundle], list[tuple[str, str]]]:
-    """Chunks whose rendered text fits `budget` estimated tokens, and the files that fit none.
+    """Parts whose rendered text fits `budget` estimated tokens, and the files that fit none.
 
-    Files stay in order and whole when they can; a file larger than the budget is split
-    between excerpts; a single excerpt larger than the budget makes its file not reviewed.
+    Files stay in order and whole when they can; a part ends after a file whose path marks a
+    boundary (see _boundary) or when the budget is spent; a file larger than the budget is
+    split between excerpts, and an excerpt larger than the budget into overlapping windows
+    of lines. Only a single line larger than the budget makes its file not reviewed.
     """
 
     def fits(files: Sequence[ContextFile]) -> bool:
         return estimate_tokens(render(sub_bundle(bundle, files))) <= budget
 
-    if fits(bundle.files):
-        return [bundle], []
     empty = render(sub_bundle(bundle, []))
     room = budget - estimate_tokens(empty)
 
@@ -77,28 +87,29 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
         # whole rendering again per file would re-count the preamble thousands of times)
         return estimate_tokens(render(sub_bundle(bundle, [f]))[len(empty):]) + 1
 
-    items: list[tuple[ContextFile, int]] = []
+    items: list[tuple[ContextFile, int, bool]] = []  # (file or piece, cost, part ends after)
     not_reviewed: list[tuple[str, str]] = []
     for f in bundle.files:
         c = cost(f)
         if c <= room:
-            items.append((f, c))
+            items.append((f, c, _boundary(f.path)))
             continue
         parts = _pieces(f, cost, room)
         if parts is None:
             not_reviewed.append((f.path, TOO_LARGE))
         else:
-            items.extend((p, cost(p)) for p in parts)
+            items.extend((p, cost(p), True) for p in parts)
     chunks: list[ContextBundle] = []
     start = 0
     while start < len(items):
         # as many items as the per-file costs allow, checked against the real rendering
         # (which differs a little: fences and joins), then the longest prefix that fits
         n, used = 0, 0
-        while start + n < len(items) and (n == 0 or used + items[start + n][1] <= room):
+        while start + n < len(items) and (n == 0 or (
+                used + items[start + n][1] <= room and not items[start + n - 1][2])):
             used += items[start + n][1]
             n += 1
-        files = [f for f, _ in items[start:start + n]]
+        files = [f for f, _, _ in items[start:start + n]]
         if not fits(files):
             lo, hi = 0, n - 1
             while lo < hi:
@@ -121,15 +132,22 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
 
 def _pieces(f: ContextFile, cost: Callable[[ContextFile], int], room: int
             ) -> list[ContextFile] | None:
-    """A file too large for one request as parts of consecutive excerpts; None when one
-    excerpt alone does not fit."""
+    """A file too large for one request as parts of consecutive excerpts, an excerpt too
+    large as overlapping windows of its lines; None when a single line does not fit."""
     parts: list[ContextFile] = []
     current: list[Excerpt] = []
     used = 0
     for ex in f.excerpts:
         c = cost(f._replace(excerpts=(ex,)))
         if c > room:
-            return None
+            windows = _windows(f, ex, cost, room)
+            if windows is None:
+                return None
+            if current:
+                parts.append(f._replace(excerpts=tuple(current)))
+                current, used = [], 0
+            parts.extend(f._replace(excerpts=(w,)) for w in windows)
+            continue
         if used + c > room:
             parts.append(f._replace(excerpts=tuple(current)))
             current, used = [], 0
@@ -138,6 +156,56 @@ def _pieces(f: ContextFile, cost: Callable[[ContextFile], int], room: int
     if current:
         parts.append(f._replace(excerpts=tuple(current)))
     return parts
+
+
+def _windows(f: ContextFile, ex: Excerpt, cost: Callable[[ContextFile], int], room: int
+             ) -> list[Excerpt] | None:
+    """Windows of an excerpt's lines that each fit `room`, OVERLAP lines shared between
+    neighbours so a problem across a cut is seen whole at least once."""
+    lines = ex.lines
+    base = cost(f._replace(excerpts=(ex._replace(lines=()),)))
+    each = [estimate_tokens(f"{ln.new_no or ''} {ln.kind} {ln.text}\n") + 1 for ln in lines]
+    out: list[Excerpt] = []
+    start = 0
+    while start < len(lines):
+        end, used = start, base
+        while end < len(lines) and used + each[end] <= room:
+            used += each[end]
+            end += 1
+        while end > start and cost(f._replace(excerpts=(ex._replace(
+                lines=lines[start:end]),))) > room:
+            end = start + (end - start) * 3 // 4
+        if end == start:
+            return None  # one line alone is larger than the budget
+        out.append(ex._replace(lines=lines[start:end]))
+        if end >= len(lines):
+            break
+        start = max(end - OVERLAP, start + 1)
+    return out
+
+
+def halve(bundle: ContextBundle) -> tuple[ContextBundle, ContextBundle] | None:
+    """Two halves of a part (by files, else excerpts, else lines with an overlap), or None
+    when it is too small to split."""
+    files = bundle.files
+    if len(files) > 1:
+        mid = len(files) // 2
+        return sub_bundle(bundle, files[:mid]), sub_bundle(bundle, files[mid:])
+    if len(files) != 1:
+        return None
+    f = files[0]
+    if len(f.excerpts) > 1:
+        mid = len(f.excerpts) // 2
+        return (sub_bundle(bundle, [f._replace(excerpts=f.excerpts[:mid])]),
+                sub_bundle(bundle, [f._replace(excerpts=f.excerpts[mid:])]))
+    if len(f.excerpts) != 1 or len(f.excerpts[0].lines) < 2 * OVERLAP + 2:
+        return None
+    ex = f.excerpts[0]
+    mid = len(ex.lines) // 2
+    first = ex._replace(lines=ex.lines[:mid + OVERLAP // 2])
+    second = ex._replace(lines=ex.lines[mid - OVERLAP // 2:])
+    return (sub_bundle(bundle, [f._replace(excerpts=(first,))]),
+            sub_bundle(bundle, [f._replace(excerpts=(second,))]))
 
 
 def run_pool(items: Sequence[T], work: Callable[[T], R], workers: int,
@@ -188,53 +256,3 @@ def run_pool(items: Sequence[T], work: Callable[[T], R], workers: int,
     if errors:
         raise errors[0]
     return [r[0] for r in out if r is not None]
-
-
-class Progress:
-    """A progress line on a terminal's stderr once a review takes longer than `after` seconds."""
-
-    def __init__(self, label: str, total: int, stream: TextIO | None = None,
-                 after: float = 2.0) -> None:
-        self.label = label
-        self.total = total
-        self.stream = sys.stderr if stream is None else stream
-        self.after = after
-        self.started = time.monotonic()
-        self.count = 0
-        self.shown = False
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-        if self._tty():
-            self._timer = threading.Timer(after, self._show)
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _tty(self) -> bool:
-        try:
-            return bool(self.stream.isatty())
-        except (AttributeError, ValueError):
-            return False
-
-    def _show(self) -> None:
-        with self._lock:
-            if time.monotonic() - self.started < self.after or not self._tty():
-                return
-            elapsed = time.monotonic() - self.started
-            self.stream.write(f"\r{self.label}: {self.count}/{self.total} parts reviewed "
-                              f"({elapsed:.0f}s)")
-            self.stream.flush()
-            self.shown = True
-
-    def tick(self) -> None:
-        """One part done."""
-        with self._lock:
-            self.count += 1
-        self._show()
-
-    def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        with self._lock:
-            if self.shown:
-                self.stream.write("\n")
-                self.stream.flush()

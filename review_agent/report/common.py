@@ -84,9 +84,14 @@ def summary_line(report: Report) -> str:
         head = f"{head} · part {report.shard}"
     if report.model == SCAN_ONLY:  # `review-agent secrets`: no model, no prompt
         return f"{head} · secret scan · {report.elapsed:.2f}s"
-    return (f"{head} · model {one_line(report.model)} "
+    line = (f"{head} · model {one_line(report.model)} "
             f"· reviewer prompt {one_line(prompt_label(report.prompt_version))} "
             f"· {report.elapsed:.2f}s")
+    if report.model_requests or report.cache_hits:
+        # fixed wording like the head's, so a script can read the cost of the model phase
+        line += (f" · {report.model_requests} model requests, {report.cache_hits} cache hits, "
+                 f"{report.tokens_sent} tokens sent, {report.tokens_received} tokens received")
+    return line
 
 
 def finding_fingerprint(f: Finding) -> str:

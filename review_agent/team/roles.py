@@ -76,7 +76,8 @@ def load_role_prompt(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
             where = ctx.prompts_dir or ctx.options.prompts_dir or "the prompt library"
             raise ConfigError(f"no prompt template for role '{role}' in {where} "
                               f"(expected {role}{SUFFIX})")
-        text = render(template, **prompt_variables(state, role))
+        text = render(template, **prompt_variables(state, role),
+                      repository_rules=ctx.options.instructions or "")
     except ConfigError as exc:
         return {"status": "failed", "message": str(exc),
                 "action_log": log(state, "load_role_prompt", "prompt", f"failed: {exc}")}

@@ -140,6 +140,7 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     warnings: list[str] = []
     model_findings: list[Finding] = []
     failed, requests = False, 0
+    cache_hits = tokens_sent = tokens_received = 0
     update: dict[str, Any] = {}
     from review_agent.team.tools import MODEL_CALL, refused
 
@@ -154,13 +155,17 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
             warnings.append(f"{why}; deterministic findings only")
             raise _Skipped
         # The review prompt stays the reviewer template alone (system_append is for proposals).
-        reply = ctx.model.review(str(state.get("role_prompt") or ""), bundle)
+        # the model is told what the builtin checks found, so it does not say it again
+        reply = ctx.model.review(str(state.get("role_prompt") or ""), bundle,
+                                 known=deterministic)
         update["tool_calls"] = {MODEL_CALL: 1}
         warnings.extend(reply.warnings)
         if reply.not_reviewed:  # checked by the builtin rules, but too large for the model
             update["context_bundle"] = {**state["context_bundle"], "bundle": bundle._replace(
                 not_reviewed=(*bundle.not_reviewed, *reply.not_reviewed))}
         failed, requests = reply.failed, reply.requests
+        cache_hits, tokens_sent = reply.cached_parts, reply.tokens_sent
+        tokens_received = reply.tokens_received
         if reply.findings:
             model_findings, dropped = ground(list(reply.findings), ctx.change)
             if dropped:
@@ -181,6 +186,8 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
                    f"{'s' * (len(merged) != 1)} ({len(deterministic)} deterministic, "
                    f"{len(model_findings)} from the model).",
         "model_failed": failed, "model_requests": requests,
+        "model_cache_hits": cache_hits, "model_tokens_sent": tokens_sent,
+        "model_tokens_received": tokens_received,
     }
     return {
         **update,

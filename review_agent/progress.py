@@ -1,0 +1,114 @@
+"""A progress line on stderr while a slow phase runs: live on a terminal, a line per step
+elsewhere (CI logs), nothing with -q."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+AFTER = 1.0  # seconds a phase runs before anything is printed
+REFRESH = 0.5  # seconds between redraws of the live line
+
+_quiet = False
+
+
+def configure(*, quiet: bool) -> None:
+    """Set once by the command line: -q silences every progress line."""
+    global _quiet
+    _quiet = quiet
+
+
+def quiet() -> bool:
+    return _quiet
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+class ProgressLine:
+    """`label: 3/10 parts · 4s · 5 requests · 2 cached` once the phase is older than `after`."""
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = None,
+                 after: float = AFTER) -> None:
+        self.label = label
+        self.total = total
+        self.stream = sys.stderr if stream is None else stream
+        self.after = after
+        self.started = time.monotonic()
+        self.done = 0
+        self.requests = 0
+        self.cached = 0
+        self.shown = False
+        self._closed = threading.Event()
+        self._lock = threading.Lock()
+        self._tty = _isatty(self.stream)
+        self._thread: threading.Thread | None = None
+        if not _quiet and total > 0:
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name="review-agent-progress")
+            self._thread.start()
+
+    def text(self) -> str:
+        elapsed = time.monotonic() - self.started
+        return (f"{self.label}: {self.done}/{self.total} parts · {elapsed:.0f}s · "
+                f"{_plural(self.requests, 'request')} · {self.cached} cached")
+
+    def _run(self) -> None:
+        if self._closed.wait(self.after):
+            return
+        self._write()
+        while self._tty and not self._closed.wait(REFRESH):
+            self._write()
+
+    def _write(self) -> None:
+        with self._lock:
+            if self._closed.is_set() and not self.shown:
+                return
+            line = self.text()
+            try:
+                if self._tty:
+                    self.stream.write(f"\r\x1b[K{line}")
+                else:
+                    self.stream.write(line + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                return
+            self.shown = True
+
+    def request(self) -> None:
+        """One more request sent."""
+        with self._lock:
+            self.requests += 1
+
+    def part(self, *, cached: bool = False) -> None:
+        """One part finished."""
+        with self._lock:
+            self.done += 1
+            self.cached += cached
+            show = self.shown and not self._tty
+        if show:
+            self._write()
+
+    def close(self) -> None:
+        """Stop; a live line gets its final state and a newline."""
+        with self._lock:
+            self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+        with self._lock:
+            if self.shown and self._tty:
+                try:
+                    self.stream.write(f"\r\x1b[K{self.text()}\n")
+                    self.stream.flush()
+                except (OSError, ValueError):
+                    pass
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
