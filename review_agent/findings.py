@@ -108,7 +108,13 @@ def same(a: Finding, b: Finding) -> bool:
         return False
     if bare_rule(a.rule) == bare_rule(b.rule):
         return True
-    return "model" in (a.source, b.source) and similar(a.message, b.message)
+    return "model" in (a.source, b.source) and similar(_topic(a), _topic(b))
+
+
+def _topic(f: Finding) -> str:
+    """What a finding is about: its rule's words and its message (a model names the rule its
+    own way: "debug-output" for the builtin "debug-print")."""
+    return f"{re.sub(r'[-_/.:]', ' ', bare_rule(f.rule))} {f.message}"
 
 
 def combine(a: Finding, b: Finding) -> Finding:
