@@ -69,6 +69,9 @@ def plural(n: int, word: str) -> str:
 SUMMARY_PATTERN = (r"review-agent: (?P<findings>\d+) findings? \((?P<errors>\d+) errors?, "
                    r"(?P<warnings>\d+) warnings?, (?P<info>\d+) info\) "
                    r"in (?P<files>\d+) files?")
+# The model phase's cost at the end of the summary line (only when a model was asked).
+COST_PATTERN = (r"· (?P<requests>\d+) model requests?, (?P<cache_hits>\d+) cache hits?, "
+                r"(?P<sent>\d+) tokens? sent, (?P<received>\d+) tokens? received$")
 
 
 def summary_line(report: Report) -> str:
@@ -88,9 +91,11 @@ def summary_line(report: Report) -> str:
             f"· reviewer prompt {one_line(prompt_label(report.prompt_version))} "
             f"· {report.elapsed:.2f}s")
     if report.model_requests or report.cache_hits:
-        # fixed wording like the head's, so a script can read the cost of the model phase
-        line += (f" · {report.model_requests} model requests, {report.cache_hits} cache hits, "
-                 f"{report.tokens_sent} tokens sent, {report.tokens_received} tokens received")
+        # fixed wording like the head's (COST_PATTERN), so a script can read what it cost
+        line += (f" · {plural(report.model_requests, 'model request')}, "
+                 f"{plural(report.cache_hits, 'cache hit')}, "
+                 f"{plural(report.tokens_sent, 'token')} sent, "
+                 f"{plural(report.tokens_received, 'token')} received")
     return line
 
 
