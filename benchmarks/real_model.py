@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -68,7 +69,8 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], seconds: float) -> float
     started = time.monotonic()
     while time.monotonic() - started < seconds:
         if proc.poll() is not None:
-            raise SystemExit(f"the server exited with {proc.returncode} before it was ready")
+            raise SystemExit(f"the server exited with {proc.returncode} before it was ready; "
+                             f"see its log")
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return time.monotonic() - started
@@ -91,8 +93,11 @@ def make_repo(base: Path) -> Path:
     return repo
 
 
-def review(repo: Path, model: str, base_url: str, timeout: float, cache: Path) -> None:
+def review(repo: Path, model: str, base_url: str, timeout: float, cache: Path,
+           key: str | None = None) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if key:
+        env["REVIEW_AGENT_API_KEY"] = key
     cmd = [sys.executable, "-m", "review_agent", "review", "--staged", "--model", model,
            "--base-url", base_url, "--timeout", str(timeout), "--format", "json", "-q"]
     started = time.monotonic()
@@ -174,16 +179,18 @@ def run_litellm(args: argparse.Namespace) -> int:
             f"      mock_response: {json.dumps(json.dumps(MOCK))}\n")
         log = (base / "proxy.log").open("wb")
         started = time.monotonic()
+        key = "sk-" + secrets.token_hex(16)  # the proxy refuses to start without a master key
         proxy = subprocess.Popen([exe, "--config", str(config), "--host", "127.0.0.1",
                                   "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
-                                 env={**os.environ, "LITELLM_LOG": "ERROR"})
+                                 env={**os.environ, "LITELLM_LOG": "ERROR",
+                                      "LITELLM_MASTER_KEY": key})
         try:
             ready = wait_ready(f"http://127.0.0.1:{port}/health/liveliness", proxy, 120)
             print(f"LiteLLM proxy ready in {ready:.1f}s "
                   f"(started {time.monotonic() - started:.1f}s ago)")
             repo = make_repo(base)
             for url in (f"http://127.0.0.1:{port}/v1", f"http://127.0.0.1:{port}"):
-                review(repo, "openai:mock-reviewer", url, args.timeout, base / "cache")
+                review(repo, "openai:mock-reviewer", url, args.timeout, base / "cache", key)
         finally:
             proxy.terminate()
             proxy.wait(timeout=30)
