@@ -65,12 +65,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_ready(url: str, proc: subprocess.Popen[bytes], seconds: float) -> float:
+def wait_ready(url: str, proc: subprocess.Popen[bytes], seconds: float, log: Path) -> float:
     started = time.monotonic()
     while time.monotonic() - started < seconds:
         if proc.poll() is not None:
-            raise SystemExit(f"the server exited with {proc.returncode} before it was ready; "
-                             f"see its log")
+            tail = log.read_text(errors="replace").strip().splitlines()[-5:]
+            raise SystemExit(f"the server exited with {proc.returncode} before it was ready:\n"
+                             + "\n".join(tail))
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return time.monotonic() - started
@@ -148,7 +149,8 @@ def run_llama_cpp(args: argparse.Namespace) -> int:
              "--port", str(port), "--n_ctx", str(args.n_ctx), "--model_alias", "smollm2"],
             stdout=log, stderr=subprocess.STDOUT)
         try:
-            ready = wait_ready(f"http://127.0.0.1:{port}/v1/models", server, 300)
+            ready = wait_ready(f"http://127.0.0.1:{port}/v1/models", server, 300,
+                               base / "server.log")
             print(f"llama-cpp-python server ready in {ready:.1f}s "
                   f"({model.name}, n_ctx {args.n_ctx})")
             repo = make_repo(base)
@@ -185,7 +187,8 @@ def run_litellm(args: argparse.Namespace) -> int:
                                  env={**os.environ, "LITELLM_LOG": "ERROR",
                                       "LITELLM_MASTER_KEY": key})
         try:
-            ready = wait_ready(f"http://127.0.0.1:{port}/health/liveliness", proxy, 120)
+            ready = wait_ready(f"http://127.0.0.1:{port}/health/liveliness", proxy, 180,
+                               base / "proxy.log")
             print(f"LiteLLM proxy ready in {ready:.1f}s "
                   f"(started {time.monotonic() - started:.1f}s ago)")
             repo = make_repo(base)

@@ -212,6 +212,31 @@ def test_temperature_refused_by_a_reasoning_model_is_dropped_once() -> None:
     assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 2
 
 
+def test_max_tokens_refused_by_a_reasoning_model_becomes_max_completion_tokens() -> None:
+    def respond(rec: Recorded) -> Reply:
+        if "max_tokens" in rec.body:
+            return status(400, body=json.dumps({"error": {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this "
+                           "model. Use 'max_completion_tokens' instead.",
+                "param": "max_tokens", "code": "unsupported_parameter"}}))
+        return content(GOOD_JSON)
+
+    with ModelServer(responder=respond) as srv:
+        reply = review(srv, token_budget=8000)
+    assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 2
+    assert srv.requests[1].body["max_completion_tokens"] == 2000
+
+
+def test_team_replies_ask_for_a_loose_schema_not_the_findings_one() -> None:
+    art = {"kind": "test", "path": "tests/test_x.py", "content": "x", "summary": "s"}
+    with ModelServer(content(json.dumps(art))) as srv:
+        m = make_adapter("openai:x", ModelSettings(base_url=srv.base_url, cache=False))
+        assert m.propose("test_engineer", "Write a test.", {"task": "t"})["kind"] == "test"
+    fmt = srv.requests[0].body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is False
+    assert fmt["json_schema"]["schema"]["required"] == ["kind", "content", "summary"]
+
+
 def test_stream_false_and_max_tokens_are_sent() -> None:
     with ModelServer(content(GOOD_JSON)) as srv:
         review(srv, token_budget=8000)

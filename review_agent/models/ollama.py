@@ -180,8 +180,8 @@ class OllamaModel(OpenAIModel):
         return min(self.settings.token_budget, self.context(deadline))
 
     def _payload(self, messages: list[dict[str, str]], fmt: str,
-                 schema: Mapping[str, Any] | None, temperature: bool, max_tokens: int
-                 ) -> dict[str, Any]:
+                 schema: Mapping[str, Any] | None, temperature: bool, max_tokens: int,
+                 tokens_field: str = "max_tokens") -> dict[str, Any]:
         options: dict[str, Any] = {"num_ctx": self.budget(self.deadline()),
                                    "num_predict": max_tokens}
         if temperature:

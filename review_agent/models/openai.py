@@ -56,6 +56,19 @@ FINDINGS_SCHEMA: dict[str, Any] = {
     }}},
 }
 
+# Loose shapes for the team graph's replies (not strict: their extra keys are kept).
+ARTIFACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind", "content", "summary"],
+    "properties": {"kind": {"type": "string"}, "path": {"type": ["string", "null"]},
+                   "content": {"type": "string"}, "summary": {"type": "string"}},
+}
+CRITIQUE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["items"],
+    "properties": {"items": {"type": "array", "items": {"type": "object"}}},
+}
+
 # The output contract in words, without a single value a small model could copy.
 CONTRACT = (
     'Reply with one JSON object and nothing else: {"findings": [ ... ]}, where each finding '
@@ -207,6 +220,11 @@ def refuses_temperature(exc: HttpFailure) -> bool:
     return http_status(exc) in (400, 422) and _says(exc, _TEMPERATURE_WORDS)
 
 
+def refuses_max_tokens(exc: HttpFailure) -> bool:
+    return http_status(exc) in (400, 422) and _says(exc, ("max_tokens",)) and \
+        _says(exc, ("max_completion_tokens", "not supported", "unsupported"))
+
+
 def over_context(exc: HttpFailure) -> bool:
     return http_status(exc) in (400, 413, 422, 500) and _says(exc, _CONTEXT_WORDS)
 
@@ -321,15 +339,19 @@ class OpenAIModel:
         return []
 
     def _payload(self, messages: list[dict[str, str]], fmt: str,
-                 schema: Mapping[str, Any] | None, temperature: bool, max_tokens: int
-                 ) -> dict[str, Any]:
+                 schema: Mapping[str, Any] | None, temperature: bool, max_tokens: int,
+                 tokens_field: str = "max_tokens") -> dict[str, Any]:
         payload: dict[str, Any] = {"model": self.name, "messages": messages, "stream": False,
                                    "max_tokens": max_tokens}
         if temperature:
             payload["temperature"] = 0
+        if tokens_field != "max_tokens":
+            payload[tokens_field] = payload.pop("max_tokens")
         if fmt == "json_schema" and schema is not None:
+            strict = schema is FINDINGS_SCHEMA
             payload["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "review_findings", "strict": True, "schema": schema}}
+                "name": "review_findings" if strict else "reply", "strict": strict,
+                "schema": schema}}
         elif fmt in ("json_schema", "json_object"):
             payload["response_format"] = {"type": "json_object"}
         return payload
@@ -358,7 +380,8 @@ class OpenAIModel:
                 return post(self.url, payload, self._headers(), deadline, secrets)
             except HttpFailure as exc:
                 # asking again the same way cannot help: the request itself must change
-                if refuses_format(exc) or refuses_temperature(exc) or over_context(exc):
+                if (refuses_format(exc) or refuses_temperature(exc) or over_context(exc)
+                        or refuses_max_tokens(exc)):
                     exc.retryable = False
                 raise
 
@@ -387,11 +410,13 @@ class OpenAIModel:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         fmt: str | None = self.response_format()
         temperature = True
+        tokens_field = "max_tokens"
         corrected = False
         where = safe_url(self.url)
         while True:
             assert fmt is not None
-            payload = self._payload(messages, fmt, schema, temperature, max_tokens)
+            payload = self._payload(messages, fmt, schema, temperature, max_tokens,
+                                    tokens_field)
             try:
                 body = self._send(payload, deadline, tally, counted)
             except HttpFailure as exc:
@@ -403,6 +428,9 @@ class OpenAIModel:
                     fmt = "none"
                 if temperature and refuses_temperature(exc):
                     temperature = False
+                    continue
+                if tokens_field == "max_tokens" and refuses_max_tokens(exc):
+                    tokens_field = "max_completion_tokens"  # OpenAI's reasoning models
                     continue
                 if over_context(exc):
                     raise _Failed(f"the request is over the server's context ({exc})", sent,
@@ -538,14 +566,14 @@ class OpenAIModel:
         read: Callable[[str], dict[str, Any]]
         try:
             if role == "process_reviewer":
-                system, read = system_prompt, parse.critique
+                system, read, schema = system_prompt, parse.critique, CRITIQUE_SCHEMA
             else:
                 system = with_contract(system_prompt, '"kind"', ARTIFACT_CONTRACT)
-                read = parse.artifact
+                read, schema = parse.artifact, ARTIFACT_SCHEMA
             # "context" already renders the sources; sending their JSON too doubles the cost
             text = render_request({k: v for k, v in request.items() if k != "sources"})
             budget = self.budget(deadline)
-            value, _, _ = self._ask(system, text, deadline, read, None,
+            value, _, _ = self._ask(system, text, deadline, read, schema,
                                     max(512, min(8192, budget // 2)), Tally())
         except _Failed as exc:
             raise ModelError(f"model {self.spec} failed ({role}): {exc.message}") from None
