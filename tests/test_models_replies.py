@@ -7,6 +7,7 @@ one clear warning, and the number of requests sent.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -339,8 +340,7 @@ def context_limited(limit_bytes: int, answer: Any) -> Any:
     def respond(rec: Recorded) -> Reply:
         if len(rec.raw) > limit_bytes:
             return status(400, body=json.dumps({"error": {
-                "message": "This model's maximum context length is 8192 tokens. However, your "
-                           "messages resulted in 9768 tokens.",
+                "message": "prompt is too long for this model",
                 "type": "invalid_request_error", "code": "context_length_exceeded"}}))
         return answer(rec)
     return respond
@@ -363,6 +363,69 @@ def test_context_length_400_splits_and_retries() -> None:
     sent = "".join(r.user for r in srv.requests if len(r.raw) <= 20_000)
     assert all(f"# {p} 99" in sent for p in paths)
     assert any("over the server's context" in w for w in reply.warnings)
+
+
+def small_window(tokens: int, message: str) -> Any:
+    """A server with a `tokens` context that states it in its error (bytes / 4 as tokens)."""
+    def respond(rec: Recorded) -> Reply:
+        asked = len(rec.raw) // 4 + int(rec.body.get("max_tokens", 0))
+        if asked > tokens:
+            return status(400, body=json.dumps({"error": {
+                "code": 400, "message": message, "type": "exceed_context_size_error",
+                "n_prompt_tokens": asked, "n_ctx": tokens}}))
+        return findings()
+    return respond
+
+
+@pytest.mark.parametrize("message", [
+    "the request exceeds the available context size, try increasing it",  # llama.cpp (n_ctx)
+    "Requested tokens (9768) exceed context window of 4096",  # llama-cpp-python
+    "This model's maximum context length is 4096 tokens. However, you requested 9768 tokens",
+])
+def test_a_stated_context_size_resizes_the_parts(message: str) -> None:
+    paths = one_part_paths(8)
+    files = [cfile(p, lines=60) for p in paths]
+    with ModelServer(responder=small_window(4096, message)) as srv:
+        reply = review(srv, bundle(*files), token_budget=12_000, workers=1)
+    assert not reply.failed, reply.warnings
+    refused = [r for r in srv.requests if len(r.raw) // 4 + r.body["max_tokens"] > 4096]
+    assert len(refused) == 1  # learnt once, then every part is cut to the window
+    assert all(r.body["max_tokens"] == 1024 for r in srv.requests[1:])
+    sent = "".join(r.user for r in srv.requests[1:])
+    assert all(f"# {p} 59" in sent for p in paths)
+    assert reply.warnings == ("model openai:test-model: the server's context is 4096 tokens, "
+                              "smaller than the token budget 12000: parts resized (set "
+                              "token_budget to 4096 to skip this)",)
+
+
+@pytest.mark.parametrize("header", [("llm_provider-retry-after", "1"),
+                                    ("retry-after-ms", "600"),
+                                    ("x-ratelimit-reset-requests", "0.6s")])
+def test_429_wait_headers_are_honoured(header: tuple[str, str]) -> None:
+    with ModelServer(status(429, header, ("x-ratelimit-remaining-requests", "0")),
+                     content(GOOD_JSON)) as srv:
+        started = time.monotonic()
+        reply = review(srv)
+        elapsed = time.monotonic() - started
+    assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 2
+    assert elapsed >= 0.55  # waited as told before asking again
+
+
+def test_429_longer_than_the_time_left_gives_up_at_once() -> None:
+    with ModelServer(default=status(429, ("llm_provider-retry-after", "30"))) as srv:
+        started = time.monotonic()
+        reply = review(srv, timeout=3.0)
+    assert reply.failed and len(srv.requests) == 1 and time.monotonic() - started < 2.5
+    assert "exceeds the time left" in reply.warnings[0]
+
+
+def test_insufficient_quota_is_final() -> None:
+    body = json.dumps({"error": {"message": "You exceeded your current quota.",
+                                 "type": "insufficient_quota", "code": "insufficient_quota"}})
+    with ModelServer(default=status(429, ("Retry-After", "1"), body=body)) as srv:
+        reply = review(srv)
+    assert reply.failed and len(srv.requests) == 1
+    assert "quota" in reply.warnings[0]
 
 
 def test_404_without_v1_suggests_adding_it() -> None:

@@ -102,10 +102,14 @@ CORRECTION = ("Your previous reply could not be read ({why}). Answer again with 
 _FORMAT_WORDS = ("response_format", "response format", "json_schema", "json_object",
                  "json schema", "structured output", "grammar")
 _TEMPERATURE_WORDS = ("temperature",)
-_CONTEXT_WORDS = ("context_length_exceeded", "maximum context length", "context length",
+_CONTEXT_WORDS = ("context_length_exceeded", "exceed_context_size", "context size",
+                  "maximum context length", "context length",
                   "context window", "n_ctx", "too many tokens", "prompt is too long",
                   "exceeds the context", "input is too long", "reduce the length")
 _STATUS = re.compile(r"\bHTTP (\d{3})\b")
+# the size a server states in its context error: OpenAI and vLLM, llama-cpp-python, llama.cpp
+_CONTEXT_SIZE = re.compile(r"(?:maximum context length is|context window of|context length of"
+                           r"|context size of|\bn_ctx\b\W{0,4})\s*(\d{3,7})", re.IGNORECASE)
 
 
 def resolve_base_url(explicit: str | None, env: Mapping[str, str]) -> str:
@@ -229,6 +233,14 @@ def over_context(exc: HttpFailure) -> bool:
     return http_status(exc) in (400, 413, 422, 500) and _says(exc, _CONTEXT_WORDS)
 
 
+def stated_context(exc: HttpFailure) -> int | None:
+    """The context size (tokens) a server's context error states, if it states one."""
+    body = getattr(exc, "body", b"")
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else ""
+    m = _CONTEXT_SIZE.search(f"{text} {exc}")
+    return int(m.group(1)) if m else None
+
+
 class Tally:
     """Requests and tokens of one model phase, shared by the worker threads."""
 
@@ -261,21 +273,24 @@ class Part(NamedTuple):
     cached: bool
     leaves: int = 1  # parts after splitting
     cached_leaves: int = 0
+    not_reviewed: tuple[tuple[str, str], ...] = ()
 
 
 class _Failed(Exception):
-    def __init__(self, message: str, sent: int, kind: str = "error") -> None:
+    def __init__(self, message: str, sent: int, kind: str = "error",
+                 context: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.sent = sent
         self.kind = kind  # error | truncated | too_long
+        self.context = context  # too_long: the context size the server stated
 
 
 class OpenAIModel:
     """One model on one server; the key lives here and is never printed."""
 
     __slots__ = ("spec", "name", "base_url", "settings", "_key", "_deadline", "_format",
-                 "_lock")
+                 "_lock", "_context")
 
     def __init__(self, spec: str, name: str, base_url: str, settings: ModelSettings,
                  key: str | None) -> None:
@@ -287,6 +302,7 @@ class OpenAIModel:
         self._deadline: float | None = None
         self._format: str | None = None
         self._lock = threading.Lock()
+        self._context: int | None = None  # learnt from a context error: the server's size
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r}, {safe_url(self.base_url)!r})"
@@ -434,7 +450,7 @@ class OpenAIModel:
                     continue
                 if over_context(exc):
                     raise _Failed(f"the request is over the server's context ({exc})", sent,
-                                  "too_long") from None
+                                  "too_long", stated_context(exc)) from None
                 raise _Failed(self._explain(exc), sent) from None
             sent = counted[0]
             try:
@@ -467,14 +483,38 @@ class OpenAIModel:
 
     # -- review ---------------------------------------------------------------------------
 
+    def _room(self, system: str, known: Sequence[Finding], paths: set[str], budget: int
+              ) -> int:
+        """Estimated tokens a part's rendering may take in a request of `budget` tokens."""
+        tail = review_user_message("", known, paths)
+        return (int((budget - reply_tokens(budget)) / MARGIN) - estimate_tokens(system)
+                - estimate_tokens(tail) - FRAMING_TOKENS)
+
+    def _learn_context(self, size: int) -> None:
+        with self._lock:
+            if self._context is None or size < self._context:
+                self._context = size
+
     def _review_part(self, system: str, chunk: ContextBundle, known: Sequence[Finding],
-                     deadline: float, max_tokens: int, tally: Tally, *, depth: int = 0,
+                     deadline: float, budget: int, tally: Tally, *, depth: int = 0,
                      halved_for_length: bool = False) -> Part:
+        learnt = self._context
+        if learnt is not None and learnt < budget:  # another part found the real window
+            return self._resplit(system, chunk, known, deadline, learnt, tally, depth,
+                                 halved_for_length, 0, [])
         user = review_user_message(_render()(chunk), known, {f.path for f in chunk.files})
         try:
             (found, notes), sent, cached = self._ask(
-                system, user, deadline, parse.findings, FINDINGS_SCHEMA, max_tokens, tally)
+                system, user, deadline, parse.findings, FINDINGS_SCHEMA, reply_tokens(budget),
+                tally)
         except _Failed as exc:
+            if exc.kind == "too_long" and exc.context is not None and exc.context < budget:
+                self._learn_context(exc.context)
+                note = (f"the server's context is {exc.context} tokens, smaller than the "
+                        f"token budget {budget}: parts resized (set token_budget to "
+                        f"{exc.context} to skip this)")
+                return self._resplit(system, chunk, known, deadline, exc.context, tally,
+                                     depth, halved_for_length, exc.sent, [note])
             splittable = ((exc.kind == "truncated" and not halved_for_length)
                           or (exc.kind == "too_long" and depth < TOO_LONG_SPLITS))
             halves = halve(chunk) if splittable else None
@@ -487,19 +527,27 @@ class OpenAIModel:
             note = ("reply truncated (finish_reason length): a part was split in half"
                     if exc.kind == "truncated" else
                     "a part was over the server's context: split in half")
-            subs = [self._review_part(system, h, known, deadline, max_tokens, tally,
+            subs = [self._review_part(system, h, known, deadline, budget, tally,
                                       depth=depth + 1,
                                       halved_for_length=halved_for_length
                                       or exc.kind == "truncated")
                     for h in halves]
-            errors = [s.error for s in subs if s.error is not None]
-            return Part([f for s in subs for f in s.findings],
-                        [note, *(n for s in subs for n in s.notes)],
-                        errors[0] if errors else None,
-                        exc.sent + sum(s.requests for s in subs),
-                        all(s.cached for s in subs),
-                        sum(s.leaves for s in subs), sum(s.cached_leaves for s in subs))
+            return _combine(subs, exc.sent, [note])
         return Part(found, notes, None, sent, cached, 1, int(cached))
+
+    def _resplit(self, system: str, chunk: ContextBundle, known: Sequence[Finding],
+                 deadline: float, budget: int, tally: Tally, depth: int,
+                 halved_for_length: bool, sent: int, notes: list[str]) -> Part:
+        """The part again in pieces that fit a smaller budget (the server's real context)."""
+        room = self._room(system, known, {f.path for f in chunk.files}, budget)
+        if room <= 0:
+            return Part([], notes, f"the server's context ({budget} tokens) is smaller than "
+                                   "the prompt", sent, False)
+        pieces, too_large = split_bundle(chunk, _render(), room)
+        subs = [self._review_part(system, p, known, deadline, budget, tally, depth=depth + 1,
+                                  halved_for_length=halved_for_length) for p in pieces]
+        part = _combine(subs, sent, notes)
+        return part._replace(not_reviewed=(*part.not_reviewed, *too_large))
 
     def review(self, system_prompt: str, bundle: ContextBundle,
                known: Sequence[Finding] = ()) -> ModelReply:
@@ -508,21 +556,17 @@ class OpenAIModel:
         if not bundle.files:
             return ModelReply((), (), False, 0)
         system = with_contract(system_prompt, '"findings"', REVIEW_CONTRACT)
-        render = _render()
         budget = self.budget(deadline)
-        max_tokens = reply_tokens(budget)
-        tail = review_user_message("", known, {f.path for f in bundle.files})
-        room = (int((budget - max_tokens) / MARGIN) - estimate_tokens(system)
-                - estimate_tokens(tail) - FRAMING_TOKENS)
+        room = self._room(system, known, {f.path for f in bundle.files}, budget)
         if room <= 0:
             return ModelReply((), (f"model {self.spec} failed: token budget {budget} is "
                                    "smaller than the prompt",), True, 0)
-        chunks, too_large = split_bundle(bundle, render, room)
+        chunks, too_large = split_bundle(bundle, _render(), room)
         progress = ProgressLine(f"review-agent: model {self.spec}", len(chunks))
         tally = Tally(progress)
 
         def one(chunk: ContextBundle) -> Part:
-            part = self._review_part(system, chunk, known, deadline, max_tokens, tally)
+            part = self._review_part(system, chunk, known, deadline, budget, tally)
             progress.part(cached=part.cached)
             return part
 
@@ -534,6 +578,7 @@ class OpenAIModel:
 
     def _reply(self, parts: list[Part], too_large: list[tuple[str, str]], tally: Tally
                ) -> ModelReply:
+        too_large = list(dict.fromkeys([*too_large, *(x for p in parts for x in p.not_reviewed)]))
         errors = [p.error for p in parts if p.error is not None]
         warnings: list[str] = []
         if errors:
@@ -578,6 +623,18 @@ class OpenAIModel:
         except _Failed as exc:
             raise ModelError(f"model {self.spec} failed ({role}): {exc.message}") from None
         return value
+
+
+def _combine(subs: list[Part], sent: int, notes: list[str]) -> Part:
+    """One part's result from the results of its pieces."""
+    errors = [s.error for s in subs if s.error is not None]
+    return Part([f for s in subs for f in s.findings],
+                [*notes, *(n for s in subs for n in s.notes)],
+                errors[0] if errors else None,
+                sent + sum(s.requests for s in subs),
+                bool(subs) and all(s.cached for s in subs),
+                sum(s.leaves for s in subs), sum(s.cached_leaves for s in subs),
+                tuple(x for s in subs for x in s.not_reviewed))
 
 
 def make(name: str, settings: ModelSettings) -> OpenAIModel:
