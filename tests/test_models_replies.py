@@ -164,7 +164,8 @@ def test_a_finding_off_the_change_still_goes_to_grounding() -> None:
 def refusing(accepted: set[str], message: str, code: int = 400
              ) -> Any:
     def respond(rec: Recorded) -> Reply:
-        kind = (rec.body.get("response_format") or {}).get("type", "none")
+        fmt = rec.body.get("response_format") or {}
+        kind = fmt.get("type", "none") + ("+schema" if "schema" in fmt else "")
         if kind not in accepted:
             return status(code, body=json.dumps({"error": {"message": message}}))
         return content(GOOD_JSON)
@@ -185,18 +186,31 @@ def test_refused_formats_fall_back_and_are_remembered_per_base_url(code: int) ->
     with ModelServer(responder=srv_reply) as srv:
         first = review(srv)
         kinds = [(r.body.get("response_format") or {}).get("type") for r in srv.requests]
-        assert kinds == ["json_schema", "json_object", None]
+        assert kinds == ["json_schema", "json_object", "json_object", None]
+        assert "schema" in srv.requests[1].body["response_format"]  # llama-cpp-python's form
+        assert "schema" not in srv.requests[2].body["response_format"]
         second = review(srv)  # a new adapter, the same base URL: asks the way that worked
     assert kept(first) == kept(second) == [("src/app.py", 2)]
     assert first.warnings == second.warnings == ()
-    assert len(srv.requests) == 4
+    assert len(srv.requests) == 5
+
+
+def test_llama_cpp_python_gets_the_schema_inside_json_object() -> None:
+    # its 500 when asked for json_schema, word for word (pydantic's literal_error)
+    refusal = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+               "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}")
+    srv_reply = refusing({"json_object+schema", "json_object", "text", "none"}, refusal, 500)
+    with ModelServer(responder=srv_reply) as srv:
+        reply = review(srv)
+    assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 2
+    assert srv.requests[1].body["response_format"]["schema"]["required"] == ["findings"]
 
 
 def test_json_object_is_kept_when_only_the_schema_is_refused() -> None:
     srv_reply = refusing({"json_object"}, "json_schema: unsupported schema keyword")
     with ModelServer(responder=srv_reply) as srv:
         reply = review(srv)
-    assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 2
+    assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 3
 
 
 def test_temperature_refused_by_a_reasoning_model_is_dropped_once() -> None:

@@ -188,9 +188,9 @@ class OllamaModel(OpenAIModel):
             options["temperature"] = 0
         payload: dict[str, Any] = {"model": self.name, "messages": messages, "stream": False,
                                    "keep_alive": KEEP_ALIVE, "options": options}
-        if fmt == "json_schema" and schema is not None:
+        if fmt in ("json_schema", "json_object_schema") and schema is not None:
             payload["format"] = schema
-        elif fmt in ("json_schema", "json_object"):
+        elif fmt != "none":
             payload["format"] = "json"
         return payload
 

@@ -35,7 +35,9 @@ FRAMING_TOKENS = 64  # chat message framing the budget must leave room for
 MAX_PER_PART = 10  # findings the model is asked for at most, per part
 MAX_KNOWN = 20  # builtin findings listed as already reported, per part
 TOO_LONG_SPLITS = 3  # halvings of a part the server says is over its context
-FORMATS = ("json_schema", "json_object", "none")  # response_format, most to least strict
+# response_format, most to least strict; "json_object_schema" is {"type": "json_object",
+# "schema": ...}, which llama-cpp-python turns into a grammar while refusing json_schema
+FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 
 FINDINGS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -368,7 +370,9 @@ class OpenAIModel:
             payload["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "review_findings" if strict else "reply", "strict": strict,
                 "schema": schema}}
-        elif fmt in ("json_schema", "json_object"):
+        elif fmt == "json_object_schema" and schema is not None:
+            payload["response_format"] = {"type": "json_object", "schema": schema}
+        elif fmt != "none":
             payload["response_format"] = {"type": "json_object"}
         return payload
 
