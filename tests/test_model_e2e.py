@@ -139,6 +139,12 @@ def _windows(value: str, size: int = 12) -> set[str]:
     return {p[i:i + size] for p in parts for i in range(max(1, len(p) - size + 1))}
 
 
+def _without(line: str, values: list[str]) -> str:
+    for v in sorted(values, key=len, reverse=True):
+        line = line.replace(v, "\0")
+    return line
+
+
 PLANTED = "config/planted.txt"  # a text file: every rule applies (code files judge some apart)
 PART = 120  # planted lines per file
 
@@ -175,12 +181,15 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_pat
     assert all(p in users for p in paths) and users.count("end of notes") >= len(paths)
     # every planted line is shown redacted, not dropped (key blocks are removed whole)
     assert users.count("[REDACTED:") >= sum(rule != "private-key" for rule, _ in planted)
+    # what the planted lines show besides their values (names like `access_token = `): a
+    # piece of a value that is also such visible text is no leak (redaction keeps the names)
+    public = "\n".join(_without(line, values[rule]) for rule, line in planted)
     leaks: list[Any] = []
     for rule, vals in values.items():
         for value in vals:
             if any(value in s for s in sent):
                 leaks.append((rule, "whole value"))
-            elif any(w in s for s in sent for w in _windows(value)):
+            elif any(w in s for s in sent for w in _windows(value) if w not in public):
                 leaks.append((rule, "a 12-character piece"))
     assert leaks == []
     assert all(v not in out + err for vs in values.values() for v in vs)
