@@ -7,6 +7,7 @@ proposals: `proposes = False` tells the team to use its own deterministic specia
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from review_agent.errors import ModelError
