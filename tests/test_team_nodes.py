@@ -265,3 +265,65 @@ def test_failed_model_review_keeps_deterministic_findings_and_warns(repo_with_co
     assert "model timed out after 60s" in out["context_warnings"]
     assert out["model_failed"] is True and out["status"] in ("ok", "needs_review")
     assert any("did not complete" in f for f in out["critique"]["findings"])
+
+
+def with_fields(task: str, task_type: str, **fields: Any) -> dict[str, Any]:
+    s = state(task, task_type)
+    s.update(fields)
+    return s
+
+
+def _item(issue: str, check: str, fixable: bool = True) -> dict[str, Any]:
+    return {"issue": issue, "check": check, "fixable": fixable, "severity": "warning"}
+
+
+def test_the_best_round_goes_to_the_human_not_the_last() -> None:
+    from review_agent.team.routing import decide_next_step
+
+    good = {"kind": "tests", "path": "tests/test_x.py", "content": "def test_a(): pass\n"}
+    worse = {"kind": "tests", "path": "tests/test_x.py", "content": "def test_b(): pass\n"}
+    s = with_fields("write tests", "test_creation", iteration_count=2, max_iterations=2,
+              specialist_artifact=worse,
+              critique={"items": [_item("no test exercises f", "functions")], "score": 0.4},
+              best_round={"iteration": 1, "score": 0.9, "artifact": good,
+                          "critique": {"items": [], "score": 0.9}})
+    update = decide_next_step(s, ctx())
+    assert update["route"] == "human_review"
+    assert update["specialist_artifact"] == good and update["score"] == 0.9
+    assert any("kept round 1 (score 0.9) over the last round 2 (score 0.4)" in w
+               for w in update["context_warnings"])
+
+
+def test_missing_context_restages_what_was_set_aside_then_asks() -> None:
+    from review_agent.team.routing import decide_next_step
+
+    missing = {"items": [_item("missing context: no Python functions", "needs_context",
+                               False)], "score": 0.0}
+    s = with_fields("write tests", "test_creation", iteration_count=1, max_iterations=2,
+              specialist_artifact={"kind": "tests", "content": ""}, critique=missing,
+              context_bundle={"kind": "sources", "sources": [], "trimmed": ["big.py"],
+                              "dropped": [], "restaged": False})
+    assert decide_next_step(s, ctx())["route"] == "restage"
+    s["context_bundle"]["restaged"] = True
+    assert decide_next_step(s, ctx())["route"] == "clarify"
+
+
+def test_a_proposal_that_still_claims_to_have_applied_changes_fails_at_the_limit() -> None:
+    from review_agent.team.routing import decide_next_step
+
+    s = with_fields("write tests", "test_creation", iteration_count=2, max_iterations=2,
+              specialist_artifact={"kind": "tests", "content": "I have written the file"},
+              critique={"items": [_item("the proposal claims something was applied; it may "
+                                        "only propose", "claims")], "score": 0.3})
+    update = decide_next_step(s, ctx())
+    assert update["route"] == "fail" and update["status"] == "failed"
+    assert "claims something was applied" in update["message"]
+
+
+def test_a_limit_before_any_proposal_is_a_failure_not_needs_review() -> None:
+    from review_agent.team.output import finalize_response
+
+    s = with_fields("write tests", "test_creation", graph_limit="max_total_transitions")
+    out = finalize_response(s, ctx())["final_output"]
+    assert out["status"] == "failed"
+    assert "max_total_transitions limit stopped the run before any proposal" in out["message"]
