@@ -57,10 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pre-push reviews the pushed commits (git passes refs on stdin)")
     _common(p)
 
-    p = sub.add_parser("review", help="review the staged diff or a range")
+    p = sub.add_parser("review", help="review the staged diff, a range, or files whole")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="review these files (and the files under these directories) whole")
     grp = p.add_mutually_exclusive_group()
     grp.add_argument("--staged", action="store_true")
     grp.add_argument("--base", metavar="REV")
+    grp.add_argument("--all-files", action="store_true",
+                     help="review every tracked file whole")
     p.add_argument("--head", metavar="REV")
     p.add_argument("--config-from", choices=("base", "head"), default=None,
                    help="with --base: whose configuration reviews the range (default base)")

@@ -359,3 +359,62 @@ def has_test_files(root: Path) -> bool:
     """Whether the index holds any test file (git does the matching, so a big repo is cheap)."""
     res = _git(root, "ls-files", "-z", "--cached", "--", *TEST_PATHSPECS)
     return bool(res.stdout.strip(b"\0"))
+
+
+class IndexEntry(NamedTuple):
+    mode: str
+    sha: str
+    path: str
+
+
+def index_entries(root: str | Path, paths: Sequence[str] | None = None) -> list[IndexEntry]:
+    """Stage-0 entries of the index (GIT_INDEX_FILE when set), optionally under `paths`
+    (from the top level, taken literally). `ls-files --stage` reads the index, never the
+    work tree, and writes nothing."""
+    args = ["ls-files", "-z", "--stage", "--"]
+    if paths is not None:
+        if not paths:
+            return []
+        args += _literal(paths)
+    res = _git(root, *args)
+    out = []
+    for record in res.stdout.split(b"\0"):
+        meta, tab, name = record.partition(b"\t")
+        fields = meta.decode("ascii", "replace").split()
+        if tab and len(fields) == 3 and fields[2] == "0":
+            out.append(IndexEntry(fields[0], fields[1], name.decode("utf-8", "surrogateescape")))
+    return out
+
+
+def list_files(root: str | Path, paths: Sequence[str], *, untracked: bool = False) -> list[str]:
+    """Tracked files under `paths` (from the top level; none or "." is the whole tree), plus
+    untracked ones that are not ignored when `untracked`; sorted, relative to the top level."""
+    args = ["ls-files", "-z", "--cached", "--full-name"]
+    if untracked:
+        args += ["--others", "--exclude-standard"]
+    whole_tree = not paths or any(posixpath.normpath(p) == "." for p in paths)
+    res = _git(root, *args, "--", *([] if whole_tree else _literal(paths)))
+    names = res.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted(dict.fromkeys(n for n in names if n))
+
+
+def object_format(root: str | Path) -> str:
+    """`sha1` or `sha256`: how this repository names its objects."""
+    res = _git(root, "rev-parse", "--show-object-format", ok=range(256))
+    return _out(res) if res.returncode == 0 and _out(res) in ("sha1", "sha256") else "sha1"
+
+
+def fetch_branch(root: str | Path, remote: str, branch: str, depth: int,
+                 timeout: float = 120.0) -> bool:
+    """Fetch `branch` from `remote` into `refs/remotes/<remote>/<branch>` with at most
+    `depth` commits (a shallow CI clone that never fetched the default branch)."""
+    for name in (remote, branch):
+        if not name or name.startswith("-") or any(c in name for c in " \t\n:~^?*[\\"):
+            return False
+    refspec = f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"
+    try:
+        res = _git(root, "fetch", "-q", "--no-tags", f"--depth={int(depth)}", remote, refspec,
+                   ok=range(256), timeout=timeout)
+    except GitError:
+        return False
+    return res.returncode == 0

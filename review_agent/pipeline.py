@@ -38,6 +38,7 @@ def review_change(
     prompt_files: Mapping[str, str] | None = None,
     prompts_dir: str | None = None,
     part: Collection[str] | None = None,
+    blobs: Mapping[str, bytes | None] | None = None,
 ) -> Report:
     """Run the review graph over `change`; never raises for model trouble.
 
@@ -45,13 +46,16 @@ def review_change(
     for secrets and shown to a model; the builtin checks still see the whole change, because
     some of them judge it as a whole (tests moved between files, source without tests), and
     report only on the part's paths, so the parts' reports add up to the whole one.
+    `blobs` (new-side id -> bytes) is given when the change was not read from git's objects
+    (whole work-tree files); otherwise the blobs are read from the repository.
     """
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
 
     started = time.perf_counter()
     check_reviewer_prompt(prompts_dir or options.prompts_dir, prompt_files)
-    change, blobs = with_new_blobs(root, change)
+    if blobs is None:
+        change, blobs = with_new_blobs(root, change)
     whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None
     if part is not None:
         owned = frozenset(part)

@@ -110,3 +110,12 @@ def repo_with_commit(git_repo: Repo) -> Repo:
         ),
     })
     return git_repo
+
+
+@pytest.fixture(scope="session")
+def hook_repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project as a hook repository for pre-commit (one per test process: pre-commit
+    builds its environment once and reuses it)."""
+    from tests.helpers import project_snapshot_repo
+
+    return project_snapshot_repo(tmp_path_factory.mktemp("hookrepo") / "review-agent")

@@ -455,7 +455,8 @@ def test_a_secret_never_appears_whole_in_any_format(world: World, tmp_path: Path
         out_file = tmp_path / f"r.{fmt}"
         code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", fmt,
                                 "--output", str(out_file), "--base", "origin/main")
-        assert code == 0, err
+        assert code == 1, err  # a reported secret fails the pipeline
+        assert "failing the pipeline: 1 secret found (config/settings.py:1" in err
         text = out_file.read_text()
         assert key not in text and key not in out and key not in err
         assert "secret/aws-access-key-id" in text, fmt
@@ -471,3 +472,21 @@ def test_quiet_verbose_and_a_base_that_already_holds_head(
     assert "[classify_task]" in err
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--base", "HEAD")
     assert code == 0 and "already contains HEAD: nothing to review" in err
+
+
+def test_a_secret_fails_ci_unless_the_base_says_fail_on_secrets_false(world: World) -> None:
+    key = "AKIA" + "QJ7TZK2MXW4PRN5B"  # built here so no scanner flags this test file
+    # the branch adds the key and tries to switch the gate off for itself
+    world.clone.commit("key", {"deploy/env.sh": f"export AWS_ACCESS_KEY_ID={key}\n",
+                               ".review-agent.yaml": "fail_on_secrets: false\n"})
+    proc = cli(world.clone, "--base", "origin/main")
+    assert proc.returncode == 1, proc.stderr
+    assert "review-agent: failing the pipeline: 1 secret found (deploy/env.sh:1" in proc.stderr
+    assert key not in proc.stdout + proc.stderr
+    # the switch is read from the base revision, like the rest of the configuration
+    world.upstream.commit("advisory secrets", {".review-agent.yaml": "fail_on_secrets: false\n"})
+    world.upstream.git("push", "-q", "origin", "main")
+    world.clone.git("fetch", "-q", "origin")
+    proc = cli(world.clone, "--base", "origin/main")
+    assert proc.returncode == 0, proc.stderr
+    assert "secret found" not in proc.stderr and "secret/aws-access-key-id" in proc.stdout

@@ -9,10 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Repo
-from tests.helpers import project_snapshot_repo, run_cli, snapshot
+from tests.helpers import run_cli, snapshot
 
 MARKED = (
     "def merge(a, b):\n"
@@ -68,11 +66,6 @@ def assert_commit_as_staged(repo: Repo, staged: set[tuple[str, str, str]], old_h
                             ) -> None:
     assert repo.git("rev-parse", "HEAD").strip() != old_head, "the commit did not go through"
     assert head_entries(repo) == staged
-
-
-@pytest.fixture(scope="session")
-def hook_repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return project_snapshot_repo(tmp_path_factory.mktemp("hookrepo") / "review-agent")
 
 
 def test_plain_hook_install_and_commit(repo_with_commit: Repo) -> None:

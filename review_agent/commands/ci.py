@@ -128,4 +128,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         from review_agent.report.github import append_summary
 
         append_summary(report, summary)  # the github format writes its own
-    return exit_code(report, options, review_incomplete(report))
+    from review_agent.commands.secret_gate import secret_gate
+
+    return max(exit_code(report, options, review_incomplete(report)),
+               secret_gate(report.findings, options, "failing the pipeline"))

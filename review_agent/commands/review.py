@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import os
+import posixpath
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from review_agent import git
-from review_agent.commands.options import cli_updates, load_options, warn, worktree_reader
+from review_agent.commands.options import (
+    apply_args,
+    cli_updates,
+    load_options,
+    warn,
+    worktree_reader,
+)
 from review_agent.commands.output import emit, exit_code
 from review_agent.commands.range_options import range_options
+from review_agent.commands.secret_gate import secret_gate
 from review_agent.config import Options
 from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
 from review_agent.records import NULL_IDS, Change, FileChange
@@ -24,40 +33,72 @@ def skipped(env: Mapping[str, str]) -> bool:
 
 
 def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
-    """The pre-commit entry: advisory, a problem of ours never blocks the commit."""
+    """The pre-commit entry: advisory, except that a reported secret stops the commit.
+
+    A problem of ours (a bad config, graph or prompt library) is a warning and never
+    switches the secret scan off: the review falls back to defaults, then to the scanner.
+    """
     if skipped(env):
         if not args.quiet:
             stream.write("review-agent: skipped (REVIEW_AGENT_SKIP or SKIP)\n")
         return 0
     root = git.toplevel(Path.cwd())  # not a repository: exit 2, one line
+    options = _hook_options(args, root)
     try:
-        # a bad file or value is a warning and a default: the review, secrets first, runs
-        options = load_options(args, worktree_reader(root), root=root, lenient=True)
-        change, label = _hook_change(root, args, env)
-        if change is None:
-            if not args.quiet:
-                stream.write(f"review-agent: {label}\n")
-            return 0
+        hook = _hook_change(root, args, env)
+    except ReviewAgentError as exc:
+        warn(f"{exc}; review skipped")
+        return 1 if options.strict else 0
+    if hook.change is None:
+        if not args.quiet:
+            stream.write(f"review-agent: {hook.label}\n")
+        return 0
+    stopped = "push stopped" if hook.push else "commit stopped"
+    try:
         try:
-            return _review_and_report(root, change, options, args, stream,
-                                      trigger="pre_commit")
+            return _review_and_report(root, hook.change, options, args, stream,
+                                      trigger="pre_commit", blobs=hook.blobs, stopped=stopped)
         except (ConfigError, GraphError) as exc:  # the repository prompts or graph: without them
             if options.prompts_dir is None and options.graph is None:
                 raise
             warn(f"{exc}; reviewing with the packaged prompts and graph")
             options = options._replace(prompts_dir=None, graph=None)
-            return _review_and_report(root, change, options, args, stream,
-                                      trigger="pre_commit")
+            return _review_and_report(root, hook.change, options, args, stream,
+                                      trigger="pre_commit", blobs=hook.blobs, stopped=stopped)
     except ReviewAgentError as exc:
-        # Inside a hook our own trouble is a warning: the commit goes on.
-        warn(f"{exc}; review skipped")
-        return 1 if getattr(args, "strict", False) else 0
+        # our own trouble is a warning; the secrets are still looked for
+        warn(f"{exc}; review skipped, secrets scanned alone")
+        from review_agent.commands.secrets_cmd import change_report
+
+        report = change_report(root, hook.change, options, hook.blobs)
+        emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
+             no_color=args.no_color, quiet=args.quiet)
+        return max(secret_gate(report.findings, options, stopped), int(options.strict))
+
+
+def _hook_options(args: argparse.Namespace, root: Path) -> Options:
+    """The hook's options: a bad file or value is a warning and a default, never a skip."""
+    try:
+        return load_options(args, worktree_reader(root), root=root, lenient=True)
+    except ReviewAgentError as exc:
+        warn(f"{exc}; using the default configuration")
+    try:
+        return apply_args(Options(), args)
+    except ReviewAgentError as exc:
+        warn(f"{exc}; using the defaults")
+        return Options()
 
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
     root = git.toplevel(Path.cwd())
     prompt_files = None
     config_from = getattr(args, "config_from", None)
+    paths = getattr(args, "paths", None) or []
+    if paths or getattr(args, "all_files", False):
+        if config_from is not None:
+            raise ReviewAgentError("--config-from goes with --base")
+        return _review_whole(root, paths, load_options(args, worktree_reader(root), root=root),
+                             args, stream)
     if args.base:
         base_sha, head_sha, mb = range_revisions(root, args.base, args.head or "HEAD")
         # a range is someone's branch: its rules come from the base revision
@@ -81,6 +122,27 @@ def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, s
                               prompt_files=prompt_files)
 
 
+def _review_whole(root: Path, paths: Sequence[str], options: Options,
+                  args: argparse.Namespace, stream: TextIO) -> int:
+    """`review PATH...` / `review --all-files`: files as the work tree has them, whole."""
+    from review_agent import whole_files
+
+    if args.base or args.head or args.staged:
+        raise ReviewAgentError("PATHS and --all-files review files whole: "
+                               "not with --staged, --base or --head")
+    if paths and args.all_files:
+        raise ReviewAgentError("give PATHS or --all-files, not both")
+    names = (whole_files.expand(root, Path.cwd(), paths) if paths
+             else git.list_files(root, []))
+    change, blobs = whole_files.from_worktree(root, names)
+    if not change.files:
+        if not args.quiet:
+            stream.write("review-agent: nothing to review\n")
+        return 0
+    return _review_and_report(root, change, options, args, stream, trigger="pre_commit",
+                              blobs=blobs)
+
+
 def range_revisions(root: Path, base: str, head: str) -> tuple[str, str, str]:
     """(base, head, merge-base) commit ids: the range `git diff base...head` shows."""
     head_sha = git.resolve(root, head)
@@ -95,18 +157,58 @@ def range_revisions(root: Path, base: str, head: str) -> tuple[str, str, str]:
     return base_sha, head_sha, mb
 
 
-def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]
-                 ) -> tuple[Change | None, str]:
+class HookChange(NamedTuple):
+    change: Change | None  # None: nothing to review, `label` says why
+    label: str = ""
+    push: bool = False
+    blobs: dict[str, bytes | None] | None = None  # set for files reviewed whole
+
+
+def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]) -> HookChange:
     from_ref, to_ref = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
     if from_ref and to_ref:  # pre-commit's pre-push stage
         change = _push_range(root, from_ref, to_ref)
-        return (change, "") if change and change.files else (None, "nothing to review")
+        if change and change.files:
+            return HookChange(change, push=True)
+        return HookChange(None, "nothing to review", push=True)
     if args.stage == "pre-push" or env.get("PRE_COMMIT_REMOTE_NAME"):
-        return _plain_pre_push(root)
-    change = git.staged_change(root, args.files or None)
+        change, label = _plain_pre_push(root)
+        return HookChange(change, label, push=True)
+    return _commit_change(root, args.files)
+
+
+def _commit_change(root: Path, files: Sequence[str]) -> HookChange:
+    """The staged change, or the named files whole when they are not what is staged.
+
+    pre-commit passes the staged files on a commit, every tracked file with `run
+    --all-files` (when nothing is staged) and the given ones with `run --files`: a named
+    file that the staged change does not add or modify means files to review whole.
+    A commit reviews the whole staged change (deletions and renames included) unless the
+    names are a subset of it (a `files:`/`exclude:` filter, or one of several invocations
+    of a very long list).
+    """
+    change = git.staged_change(root)
+    if files:
+        named = list(dict.fromkeys(posixpath.normpath(f.replace(os.sep, "/")) for f in files))
+        staged = {fc.path for fc in change.files if fc.status != "D"}
+        if not staged.issuperset(named):
+            return _whole(root, named)
+        if staged != set(named):
+            keep = set(named)
+            change = change._replace(files=tuple(fc for fc in change.files
+                                                 if fc.path in keep or fc.status == "D"))
     if not change.files:
-        return None, "nothing staged to review"
-    return change, ""
+        return HookChange(None, "nothing staged to review")
+    return HookChange(change)
+
+
+def _whole(root: Path, paths: Sequence[str]) -> HookChange:
+    from review_agent import whole_files
+
+    change, blobs = whole_files.from_worktree(root, paths)
+    if not change.files:
+        return HookChange(None, "nothing to review: no named file exists")
+    return HookChange(change, blobs=blobs)
 
 
 def _push_range(root: Path, from_ref: str, to_ref: str) -> Change | None:
@@ -170,11 +272,26 @@ def _union(root: Path, changes: list[Change]) -> Change:
 
 def _review_and_report(root: Path, change: Change, options: Options, args: argparse.Namespace,
                        stream: TextIO, *, trigger: str,
-                       prompt_files: Mapping[str, str] | None = None) -> int:
+                       prompt_files: Mapping[str, str] | None = None,
+                       blobs: dict[str, bytes | None] | None = None,
+                       stopped: str | None = None) -> int:
+    """Review, write the report, and the exit code: `stopped` (the hook) names what a
+    reported secret stops; `blobs` marks files reviewed whole."""
     from review_agent.pipeline import review_change, review_incomplete
 
+    if blobs is not None:
+        from review_agent.whole_files import CHANGE_SHAPE_RULES
+
+        options = options._replace(disable=(*options.disable, *CHANGE_SHAPE_RULES))
     report = review_change(root, change, options, trigger=trigger,
-                           events_path=getattr(args, "events", None), prompt_files=prompt_files)
+                           events_path=getattr(args, "events", None), prompt_files=prompt_files,
+                           blobs=blobs)
+    if blobs is not None:
+        report = report._replace(final_output={**report.final_output,
+                                               "reviewed_whole": len(change.files)})
     emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
          no_color=args.no_color, quiet=args.quiet, verbose=args.verbose)
-    return exit_code(report, options, review_incomplete(report))
+    code = exit_code(report, options, review_incomplete(report))
+    if stopped is not None:
+        code = max(code, secret_gate(report.findings, options, stopped))
+    return code

@@ -3,42 +3,61 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from review_agent import git
 from review_agent.config import Options
 from review_agent.errors import ReviewAgentError
 from review_agent.findings import is_disabled, merge
-from review_agent.records import Finding, Report
+from review_agent.records import Change, Finding, Report
+
+if TYPE_CHECKING:
+    from review_agent.secrets.hit import SecretHit
 
 
 def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], options: Options
                     ) -> Report:
     """Scan and build a report; nothing is sent anywhere, nothing is written."""
     from review_agent import secrets
-    from review_agent.pipeline import with_new_blobs
 
     started = time.perf_counter()
-    allow = {"allow": options.secrets_allow, "allow_paths": options.secrets_allow_paths}
     if staged and paths:
         raise ReviewAgentError("secrets: give --staged or PATHS, not both")
     if staged or not paths:
         if root is None:
             raise ReviewAgentError("not a git repository: give PATHS to scan files")
-        change, blobs = with_new_blobs(root, git.staged_change(root))
-        hits = secrets.scan_change(change, blobs, **allow)
-        scanned = len(change.files)
-    else:
-        missing = [p for p in paths if not Path(p).exists()]
-        if missing:
-            raise ReviewAgentError(f"no such file or directory: {missing[0]}")
-        from review_agent.secrets.staged import walk_files
+        return change_report(root, git.staged_change(root), options)
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise ReviewAgentError(f"no such file or directory: {missing[0]}")
+    from review_agent.secrets.staged import walk_files
 
-        files = list(walk_files(paths))
-        hits = secrets.scan_paths(files, **allow)
-        scanned = len(files)
+    files = list(walk_files(paths))
+    hits = secrets.scan_paths(files, allow=options.secrets_allow,
+                              allow_paths=options.secrets_allow_paths)
+    return _report(hits, len(files), options, started)
+
+
+def change_report(root: Path, change: Change, options: Options,
+                  blobs: dict[str, bytes | None] | None = None) -> Report:
+    """The secret scan alone over a change (the hook's fallback when the review cannot run)."""
+    from review_agent import secrets
+    from review_agent.pipeline import with_new_blobs
+
+    started = time.perf_counter()
+    if blobs is None:
+        change, blobs = with_new_blobs(root, change)
+    hits = secrets.scan_change(change, blobs, allow=options.secrets_allow,
+                               allow_paths=options.secrets_allow_paths)
+    return _report(hits, len(change.files), options, started)
+
+
+def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: float
+            ) -> Report:
+    from review_agent import secrets
+
     found: list[Finding] = [f for f in secrets.hit_findings(hits)
                             if not is_disabled(f, options.disable)]
     findings = merge(found)

@@ -81,6 +81,9 @@ def summary_line(report: Report) -> str:
     head = (f"{TOOL_NAME}: {plural(len(report.findings), 'finding')} "
             f"({plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, "
             f"{c['info']} info) in {plural(report.files_reviewed, 'file')}")
+    whole = report.final_output.get("reviewed_whole")
+    if isinstance(whole, int) and not isinstance(whole, bool) and whole > 0:
+        head += f" · reviewed {plural(whole, 'file')} whole"
     if report.hidden_by_baseline:
         head += f" · {report.hidden_by_baseline} hidden by baseline"
     if report.shard:  # `ci --shard`: which part of the change this job reviewed
