@@ -21,6 +21,9 @@ class BaseGuess(NamedTuple):
     # tried only when no candidate is in the history even after deepening: a push's `before`
     # that a force-push left on no branch is never fetched
     fallback: tuple[str, ...] = ()
+    # branches of origin to fetch (bounded depth) when no candidate resolves: CI clones
+    # fetch only the pipeline's own branch, so the default or target branch is often absent
+    fetch: tuple[str, ...] = ()
 
     @property
     def available(self) -> bool:
@@ -64,7 +67,8 @@ def default_branch_refs(default_branch: str | None = None) -> tuple[str, ...]:
 def new_branch_guess(source: str, default_branch: str | None = None) -> BaseGuess:
     """A new branch has no previous commit: compare with the default branch's merge-base."""
     return BaseGuess(default_branch_refs(default_branch), source,
-                     "new branch: reviewed against the default branch")
+                     "new branch: reviewed against the default branch",
+                     fetch=(default_branch,) if default_branch else ())
 
 
 def github_base(env: Mapping[str, str], read_event: Callable[[str], dict[str, Any]]
@@ -77,7 +81,7 @@ def github_base(env: Mapping[str, str], read_event: Callable[[str], dict[str, An
     if base_ref:
         # the event's sha is a fallback: a PR checkout may not have origin/<ref> at all
         cands = (f"origin/{_branch(base_ref)}", _branch(base_ref)) + ((pr_sha,) if pr_sha else ())
-        return BaseGuess(cands, "GITHUB_BASE_REF")
+        return BaseGuess(cands, "GITHUB_BASE_REF", fetch=(_branch(base_ref),))
     if pr_sha:
         return BaseGuess((pr_sha,), "event pull_request.base.sha")
     before = event.get("before")
@@ -99,7 +103,8 @@ def gitlab_base(env: Mapping[str, str]) -> BaseGuess:
         return BaseGuess((mr_base,), "CI_MERGE_REQUEST_DIFF_BASE_SHA")
     target = env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "").strip()
     if target:
-        return BaseGuess((f"origin/{target}", target), "CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
+        return BaseGuess((f"origin/{target}", target), "CI_MERGE_REQUEST_TARGET_BRANCH_NAME",
+                         fetch=(target,))
     before = env.get("CI_COMMIT_BEFORE_SHA", "").strip()
     default = env.get("CI_DEFAULT_BRANCH", "").strip()
     if before and before not in NULL_IDS:

@@ -1,7 +1,8 @@
 """The only module that talks to git: read-only plumbing through `proc.run`.
 
 Nothing here writes the index or the refs (`git status` and work-tree `git diff` refresh
-`.git/index`, so they are never run); `fetch_deepen` is the one command that fetches.
+`.git/index`, so they are never run); `fetch_deepen` and `fetch_branch` (CI only) are the
+commands that fetch.
 Every diff fixes its own options so that user configuration and environment cannot
 change what `diff.parse` reads. GitPython is deliberately not imported: it costs 70 ms.
 """
@@ -404,16 +405,17 @@ def object_format(root: str | Path) -> str:
     return _out(res) if res.returncode == 0 and _out(res) in ("sha1", "sha256") else "sha1"
 
 
-def fetch_branch(root: str | Path, remote: str, branch: str, depth: int,
+def fetch_branch(root: str | Path, remote: str, branch: str, depth: int | None,
                  timeout: float = 120.0) -> bool:
-    """Fetch `branch` from `remote` into `refs/remotes/<remote>/<branch>` with at most
-    `depth` commits (a shallow CI clone that never fetched the default branch)."""
+    """Fetch `branch` from `remote` into `refs/remotes/<remote>/<branch>`, at most `depth`
+    commits when given (a CI clone that never fetched the default branch)."""
     for name in (remote, branch):
         if not name or name.startswith("-") or any(c in name for c in " \t\n:~^?*[\\"):
             return False
     refspec = f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"
     try:
-        res = _git(root, "fetch", "-q", "--no-tags", f"--depth={int(depth)}", remote, refspec,
+        depth_arg = [f"--depth={int(depth)}"] if depth else []
+        res = _git(root, "fetch", "-q", "--no-tags", *depth_arg, remote, refspec,
                    ok=range(256), timeout=timeout)
     except GitError:
         return False

@@ -490,3 +490,38 @@ def test_a_secret_fails_ci_unless_the_base_says_fail_on_secrets_false(world: Wor
     proc = cli(world.clone, "--base", "origin/main")
     assert proc.returncode == 0, proc.stderr
     assert "secret found" not in proc.stderr and "secret/aws-access-key-id" in proc.stdout
+
+
+@pytest.mark.parametrize("variables", [
+    {"CI_COMMIT_BEFORE_SHA": "0" * 40, "CI_DEFAULT_BRANCH": "main"},  # a new branch's push
+    {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"},  # a merge request pipeline
+])
+def test_gitlab_fetches_a_missing_base_branch(world: World, tmp_path: Path,
+                                              variables: dict[str, str]) -> None:
+    # as a GitLab runner clones: only the pipeline's branch, shallow, no origin/main
+    for i in range(60):  # main's history is longer than the fetch depth
+        world.upstream.commit(f"main {i}", {"docs/log.md": f"{i}\n"})
+    world.upstream.git("push", "-q", "origin", "main")
+    clone = clone_of(world.origin, tmp_path / "gl", "--depth", "2", "--single-branch",
+                     "--branch", "feature")
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", "origin/main"], cwd=clone.path,
+                          capture_output=True).returncode != 0
+    proc = cli(clone, "--format", "json", env={"GITLAB_CI": "true", **variables})
+    assert proc.returncode == 0, proc.stderr
+    assert "origin/main is not in this clone: fetching its last 50 commits" in proc.stderr
+    assert keyed(json.loads(proc.stdout)["findings"]) == EXPECTED
+    # bounded: 50 commits of main first; the merge-base lies further back, so the shallow
+    # clone is then deepened step by step as for any other base
+    assert "fetching 50 more commits" in proc.stderr
+    assert proc.stderr.index("fetching its last 50") < proc.stderr.index("50 more commits")
+
+
+def test_gitlab_missing_branch_that_cannot_be_fetched(world: World, tmp_path: Path) -> None:
+    clone = clone_of(world.origin, tmp_path / "gl", "--depth", "1", "--single-branch",
+                     "--branch", "feature")
+    proc = cli(clone, env={"GITLAB_CI": "true", "CI_COMMIT_BEFORE_SHA": "0" * 40,
+                           "CI_DEFAULT_BRANCH": "trunk"})
+    assert proc.returncode == 2
+    assert "could not fetch origin/trunk" in proc.stderr
+    last = proc.stderr.strip().split("\n")[-1]
+    assert "base revision not found: origin/trunk" in last and "Traceback" not in proc.stderr

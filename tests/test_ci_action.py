@@ -35,11 +35,14 @@ def action_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         elif src.exists():
             action_path.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, action_path / name)
-    venv = base / "venv"
-    # system site-packages provide pip and the runtime dependencies: no network needed
+    runner_temp = base / "runner-temp"
+    venv = runner_temp / "review-agent-venv"
+    # the venv the install step makes, made here with the system site-packages so that pip
+    # and the runtime dependencies need no network; the step installs review-agent into it
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
                     str(venv)], check=True)
-    return {"action_path": str(action_path), "bin": str(venv / "bin"), "home": str(base)}
+    return {"action_path": str(action_path), "bin": str(venv / "bin"), "home": str(base),
+            "runner_temp": str(runner_temp)}
 
 
 def can_build_offline() -> bool:
@@ -81,8 +84,11 @@ def run_step(name: str, cwd: Path, env: dict[str, str], action_env: dict[str, st
                 for k, v in st.get("env", {}).items()}
     script = cwd.parent / f"step-{st.get('id', 'x')}.sh"
     script.write_text(st["run"])
-    full_env = {**os.environ, **env, **step_env,
-                "PATH": action_env["bin"] + os.pathsep + os.environ["PATH"],
+    # the venv is NOT on PATH: the steps must find their own install
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                           if Path(p).resolve() != Path(sys.executable).parent.resolve())
+    full_env = {**os.environ, **env, **step_env, "RUNNER_TEMP": action_env["runner_temp"],
+                "PATH": path,
                 "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                 "PYTHONDONTWRITEBYTECODE": "1"}
     if can_build_offline():
@@ -116,11 +122,14 @@ def test_action_steps_install_and_review(world: World, tmp_path: Path,  # noqa: 
            "GITHUB_EVENT_PATH": str(event), "GITHUB_BASE_REF": "main",
            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs)}
 
-    installed = run_step("Install review-agent", world.clone.path, env, action_env)
+    github_path = tmp_path / "github_path.txt"
+    installed = run_step("Install review-agent", world.clone.path,
+                         {**env, "GITHUB_PATH": str(github_path)}, action_env)
     assert installed.returncode == 0, installed.stderr
     assert installed.stdout.strip().startswith("review-agent ")
     script = Path(action_env["bin"]) / "review-agent"
-    assert script.exists()  # the console script the install step put on PATH
+    assert script.exists()  # the console script, in the action's own venv
+    assert github_path.read_text() == action_env["bin"] + "\n"  # for later steps
     where = subprocess.run([str(Path(action_env["bin"]) / "python"), "-c",
                             "import review_agent; print(review_agent.__file__)"],
                            text=True, capture_output=True, check=True, cwd=tmp_path)

@@ -100,7 +100,10 @@ def test_huge_file_is_not_reviewed_but_listed_and_scanned_for_secrets(repo_with_
     filler = "x = 1\n" * (10 * 1024 * 1024 // 6)
     big = (filler + f"aws_access_key_id = {key}\n" + filler).encode()  # 20 MB
     repo_with_commit.stage({"big.py": big, "m.py": marker_file()})
-    out = hook_output(repo_with_commit)
+    res = run_cli(repo_with_commit.path, "hook", "--no-color")
+    assert res.returncode == 1, res.stderr  # the key stops the commit
+    assert "commit stopped: 1 secret found (big.py:" in res.stderr
+    out = res.stdout
     assert "m.py:3: error [conflict-marker]" in out
     assert "big.py" in out and "not reviewed" in out
     line = filler.count("\n") + 1

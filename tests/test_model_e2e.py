@@ -170,7 +170,7 @@ def test_no_planted_secret_reaches_the_model(repo_with_commit: Repo, planted_pat
     with ModelServer() as srv:
         events = repo_with_commit.path.parent / "events.jsonl"
         code, out, err, _ = hook(repo_with_commit, srv, "--events", str(events))
-    assert code == 0, err
+    assert code == 1 and "commit stopped" in err, err  # the planted secrets stop the commit
     assert srv.requests, "the model was never asked"
     sent: list[str] = []
     for rec in srv.requests:

@@ -21,6 +21,7 @@ from review_agent.sharding import Shard, auto_shard, parse_shard, shard_files
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
 FULL_HISTORY = 2**31 - 1  # what `git fetch --unshallow` asks for
+FETCH_DEPTH = 50  # commits of a missing base branch fetched into a shallow clone
 
 
 def find_range(root: Path, guess: BaseGuess, head_rev: str) -> tuple[str, str, str]:
@@ -29,6 +30,7 @@ def find_range(root: Path, guess: BaseGuess, head_rev: str) -> tuple[str, str, s
     if head_sha is None:
         raise ReviewAgentError(f"unknown head revision {head_rev!r}")
     steps = [*DEEPEN_STEPS, FULL_HISTORY]
+    to_fetch = list(guess.fetch)
     while True:
         resolved: list[tuple[str, str]] = []
         for cand in guess.candidates:
@@ -39,6 +41,10 @@ def find_range(root: Path, guess: BaseGuess, head_rev: str) -> tuple[str, str, s
             mb = git.merge_base(root, sha, head_sha)
             if mb is not None:
                 return sha, head_sha, mb
+        if not resolved and to_fetch:
+            fetch_missing_branches(root, to_fetch)
+            to_fetch = []
+            continue
         if not steps or not git.is_shallow(root):
             break
         step = steps.pop(0)
@@ -69,6 +75,19 @@ def _shard(text: str | None, env: Mapping[str, str]) -> Shard:
     if not text:
         return Shard(1, 1)
     return auto_shard(env) if text.strip() == "auto" else parse_shard(text)
+
+
+def fetch_missing_branches(root: Path, branches: list[str]) -> None:
+    """Fetch branches this clone lacks (a GitLab pipeline fetches only its own branch): the
+    last FETCH_DEPTH commits in a shallow clone, deepened later as needed."""
+    shallow = git.is_shallow(root)
+    for branch in branches:
+        if git.resolve(root, f"refs/remotes/origin/{branch}") is not None:
+            continue
+        how = f"its last {FETCH_DEPTH} commits" if shallow else "it"
+        warn(f"origin/{branch} is not in this clone: fetching {how}")
+        if not git.fetch_branch(root, "origin", branch, FETCH_DEPTH if shallow else None):
+            warn(f"could not fetch origin/{branch}")
 
 
 def cli_overrides(options: Options) -> dict[str, Any]:

@@ -22,12 +22,14 @@ def use_color(stream: TextIO, no_color: bool) -> bool:
 
 def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_color: bool,
          quiet: bool, verbose: bool = False) -> None:
-    """Write the report to --output (and a summary to stdout) or to stdout."""
+    """Write the report to --output (and a summary to stdout) or to stdout; its warnings
+    (a model failure, a spent limit, dropped model findings) go to stderr in every format."""
     from review_agent.report import writer
     from review_agent.secrets import known
 
     report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
 
+    write_warnings(report)
     if verbose:
         _explain(report)
     if output:
@@ -49,6 +51,14 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
         text.write(report, stream, color=color, quiet=True)
         return
     writer(fmt)(report, stream, color=color)
+
+
+def write_warnings(report: Report) -> None:
+    """The one place warnings are shown: stderr, one line each (stdout is the report)."""
+    from review_agent.report.common import one_line
+
+    for warning in report.warnings:
+        sys.stderr.write(f"review-agent: warning: {one_line(warning)}\n")
 
 
 def _explain(report: Report) -> None:

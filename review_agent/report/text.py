@@ -1,4 +1,6 @@
-"""Plain text: `path:line: severity [rule] message`, then warnings, not reviewed, summary."""
+"""Plain text: `path:line: severity [rule] message`, then not reviewed, summary.
+
+Warnings are not part of the report: the command writes them on stderr in every format."""
 
 from __future__ import annotations
 
@@ -47,15 +49,13 @@ def line_start(path: str) -> str:
 
 
 def write(report: Report, stream: TextIO, *, color: bool = False, quiet: bool = False) -> None:
-    """Write the SPEC text output; `quiet` keeps the findings and warnings only."""
+    """Write the SPEC text output; `quiet` keeps the findings only."""
     findings, hidden = shown(report)
     for f in findings:
         stream.write(f"{line_start(f.path)}:{f.line}: {_severity(f.severity, color)} "
                      f"[{one_line(f.rule)}] {one_line(f.message)}\n")
     if hidden:
         stream.write(hidden_line(hidden, report.max_findings) + "\n")
-    for warning in report.warnings:
-        stream.write(f"{TOOL_NAME}: warning: {one_line(warning)}\n")
     if quiet:
         return
     for line in not_reviewed_lines(report.not_reviewed):
