@@ -4,6 +4,9 @@ import json
 
 from test_report_common import SECRET, make_report, render
 
+from tests.conftest import Repo
+from tests.helpers import run_cli
+
 
 def test_json_keeps_final_output_and_every_finding() -> None:
     report = make_report(max_findings=2)
@@ -30,3 +33,16 @@ def test_json_sorted_keys_indent_2_and_no_raw_context() -> None:
     assert SECRET not in out and "staged_context" not in out
     keys = list(json.loads(out))
     assert keys == sorted(keys)
+
+
+def test_json_carries_its_schema_version_and_the_tool_version(repo_with_commit: Repo) -> None:
+    from review_agent import __version__
+
+    repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return eval(a)\n"})
+    for args in (["review", "--format", "json"], ["secrets", "--format", "json"],
+                 ["review", "--all-files", "--format", "json"]):
+        proc = run_cli(repo_with_commit.path, *args)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["schema_version"] == 1, args
+        assert doc["version"] == __version__ and __version__.count(".") == 2

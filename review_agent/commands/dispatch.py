@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from review_agent import git
-from review_agent.commands.options import apply_args, cli_updates, load_options, worktree_reader
-from review_agent.config import Options
 from review_agent.errors import NotAGitRepository, ReviewAgentError
+
+if TYPE_CHECKING:
+    from review_agent.config import Options
+
+# Each command imports what it needs when it runs, so that nothing heavy is imported here.
 
 
 def _root_or_none() -> Path | None:
+    from review_agent import git
+
     try:
         return git.toplevel(Path.cwd())
     except NotAGitRepository:
@@ -31,7 +35,9 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
 
         return review_command(args, stream, env)
     if cmd == "ci":
+        from review_agent import git
         from review_agent.commands.ci import ci_command
+        from review_agent.commands.options import cli_updates
 
         root = git.toplevel(Path.cwd())
         return ci_command(root=root, base=args.base, head=args.head, options=_cli_only(args),
@@ -41,6 +47,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
                           verbose=args.verbose, cli=cli_updates(args), args=args,
                           shard=args.shard)
     if cmd == "run":
+        from review_agent.commands.options import load_options, worktree_reader
         from review_agent.commands.run import run_command
 
         here = _root_or_none()
@@ -65,6 +72,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         raise ReviewAgentError("graph: choose validate FILE, compile [FILE], migrate FILE or "
                                "show [FILE]")
     if cmd in ("install", "uninstall"):
+        from review_agent import git
         from review_agent.commands import install
 
         root = git.toplevel(Path.cwd())
@@ -78,6 +86,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
             raise ReviewAgentError("prompts: choose list")
         return list_command(args.prompts, stream)
     if cmd == "secrets":
+        from review_agent.commands.options import load_options, worktree_reader
         from review_agent.commands.secrets_cmd import secrets_command, write_and_exit
 
         here = _root_or_none()
@@ -100,4 +109,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
 
 def _cli_only(args: argparse.Namespace) -> Options:
     """For `ci` from the base revision the command reads the config itself."""
+    from review_agent.commands.options import apply_args
+    from review_agent.config import Options
+
     return apply_args(Options(), args)

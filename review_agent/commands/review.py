@@ -8,22 +8,23 @@ import posixpath
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from review_agent import git
-from review_agent.commands.options import (
-    apply_args,
-    cli_updates,
-    load_options,
-    warn,
-    worktree_reader,
-)
-from review_agent.commands.output import emit, exit_code
-from review_agent.commands.range_options import range_options
-from review_agent.commands.secret_gate import secret_gate
-from review_agent.config import Options
 from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
 from review_agent.records import NULL_IDS, Change, FileChange
+
+if TYPE_CHECKING:
+    from review_agent.config import Options
+
+# Only git and the records are imported up front: the configuration, the scanner and the
+# report writers are imported when there is something to review.
+
+
+def warn(message: str) -> None:
+    from review_agent.commands.options import warn as write
+
+    write(message)
 
 
 def skipped(env: Mapping[str, str]) -> bool:
@@ -43,16 +44,16 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
             stream.write("review-agent: skipped (REVIEW_AGENT_SKIP or SKIP)\n")
         return 0
     root = git.toplevel(Path.cwd())  # not a repository: exit 2, one line
-    options = _hook_options(args, root)
     try:
         hook = _hook_change(root, args, env)
     except ReviewAgentError as exc:
         warn(f"{exc}; review skipped")
-        return 1 if options.strict else 0
+        return 1 if _hook_options(args, root).strict else 0
     if hook.change is None:
         if not args.quiet:
             stream.write(f"review-agent: {hook.label}\n")
         return 0
+    options = _hook_options(args, root)
     stopped = "push stopped" if hook.push else "commit stopped"
     try:
         try:
@@ -68,9 +69,20 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     except ReviewAgentError as exc:
         # our own trouble is a warning; the secrets are still looked for
         warn(f"{exc}; review skipped, secrets scanned alone")
+        from review_agent.commands.output import emit
+        from review_agent.commands.secret_gate import secret_gate
         from review_agent.commands.secrets_cmd import change_report
 
         report = change_report(root, hook.change, options, hook.blobs)
+        try:  # inline ignores and the baseline hold here too
+            from review_agent import filters
+            from review_agent.pipeline import with_new_blobs
+
+            change, blobs = ((hook.change, hook.blobs) if hook.blobs is not None
+                             else with_new_blobs(root, hook.change))
+            report = filters.apply(report, root, change, blobs, options, warn)
+        except ReviewAgentError as trouble:
+            warn(f"{trouble}; every reported secret counts")
         emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
              no_color=args.no_color, quiet=args.quiet)
         return max(secret_gate(report.findings, options, stopped), int(options.strict))
@@ -78,6 +90,9 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
 def _hook_options(args: argparse.Namespace, root: Path) -> Options:
     """The hook's options: a bad file or value is a warning and a default, never a skip."""
+    from review_agent.commands.options import apply_args, load_options, worktree_reader
+    from review_agent.config import Options
+
     try:
         return load_options(args, worktree_reader(root), root=root, lenient=True)
     except ReviewAgentError as exc:
@@ -90,6 +105,9 @@ def _hook_options(args: argparse.Namespace, root: Path) -> Options:
 
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+    from review_agent.commands.options import cli_updates, load_options, worktree_reader
+    from review_agent.commands.range_options import range_options
+
     root = git.toplevel(Path.cwd())
     prompt_files = None
     config_from = getattr(args, "config_from", None)
@@ -277,6 +295,8 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        stopped: str | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
     reported secret stops; `blobs` marks files reviewed whole."""
+    from review_agent.commands.output import emit, exit_code
+    from review_agent.commands.secret_gate import secret_gate
     from review_agent.pipeline import review_change, review_incomplete
 
     if blobs is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 from review_agent.records import Finding, Report
@@ -106,6 +105,8 @@ def finding_fingerprint(f: Finding) -> str:
     """The finding's own fingerprint, or one derived from path, rule and line when unset."""
     if f.fingerprint:
         return f.fingerprint
+    import hashlib
+
     key = "\0".join((f.path, f.rule, str(f.line)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 

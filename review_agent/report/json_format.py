@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+from review_agent import __version__
 from review_agent.records import Report
 from review_agent.report.common import counts, finding_dict
 
+# the shape of this document: raised when a key is removed or changes meaning (adding
+# keys keeps it); a consumer checks it before reading the rest
+SCHEMA_VERSION = 1
 # intermediate graph state that may hold unredacted context; never part of a report
 RAW_CONTEXT_KEYS = frozenset({
     "blobs", "change", "context", "context_bundle", "diff", "prompt", "raw_context",
@@ -16,8 +20,11 @@ RAW_CONTEXT_KEYS = frozenset({
 
 
 def document(report: Report) -> dict[str, object]:
+    """The report as the JSON document, tagged with its shape's version and the tool's."""
     c = counts(report.findings)
     out = {k: v for k, v in report.final_output.items() if k not in RAW_CONTEXT_KEYS}
+    out["schema_version"] = SCHEMA_VERSION
+    out["version"] = __version__
     out["findings"] = [finding_dict(f) for f in report.findings]
     out["summary"] = {
         "errors": c["error"],
