@@ -2,8 +2,8 @@
 
 A committed secret cannot be taken back, so this is the one thing the advisory review blocks
 on by default, as gitleaks and detect-secrets users expect. Only the scanner's error-level
-findings count: a value under tests/ or fixtures/ is reported as `info` and stays advisory,
-an allowed value (pragma, `secrets.allow`, `.gitleaksignore`) is not reported at all, and a
+findings count: one it reports as `info` (SPEC: a test fixture's value) stays advisory, an
+allowed value (pragma, `secrets.allow`, `.gitleaksignore`) is not reported at all, and a
 model's opinion never blocks.
 """
 
