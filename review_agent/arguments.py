@@ -15,7 +15,7 @@ from review_agent import __version__
 from review_agent.errors import ReviewAgentError
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown", "html")
-RUN_FORMATS = ("text", "json")
+RUN_FORMATS = ("text", "json", "html")
 FAIL_ON = ("error", "warning", "info", "never")
 ROLES = ("scaffolder", "test_engineer", "documenter", "optimizer", "reviewer")
 DESCRIPTION = """\
@@ -46,7 +46,8 @@ _OPTIONS: tuple[tuple[tuple[str, ...], dict[str, object], frozenset[str]], ...] 
                      "help": "report format: " + ", ".join(FORMATS) + " (default text)"},
      REVIEWS | {"secrets", "report"}),
     (("--format",), {"choices": RUN_FORMATS, "dest": "fmt", "metavar": "FORMAT",
-                     "help": "text or json (the whole final output; default text)"},
+                     "help": "text, json (the whole final output) or html (a page); "
+                             "default text"},
      frozenset({"run"})),
     (("--output",), {"metavar": "FILE",
                      "help": "write the report to FILE; a one-line summary stays on stdout"},

@@ -126,7 +126,9 @@ def test_bad_shard_is_a_usage_error(branch: Repo, spec: str) -> None:
 def test_shard_auto_reads_the_ci_variables(branch: Repo, tmp_path: Path) -> None:
     proc = run_cli(branch.path, "ci", "--base", "main", "--shard", "auto", "--format", "sarif",
                    env={"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "4"})
-    assert proc.returncode == 0, proc.stderr
+    # exit 1 only when this part holds the branch's secret (a reported secret fails ci)
+    assert proc.returncode == (1 if "secret/aws-access-key-id" in proc.stdout else 0), \
+        proc.stderr
     assert json.loads(proc.stdout)["runs"][0]["automationDetails"]["id"] == \
         "review-agent/2-of-4/"
     assert auto_shard({"REVIEW_AGENT_SHARD": "3/5"}) == parse_shard("3/5")

@@ -67,7 +67,7 @@ def test_secrets_and_run_offer_only_what_they_use() -> None:
         assert flag not in secrets, flag
     assert {"--format", "--output", "--config", "--fail-on", "-q"} <= set(secrets)
     run = options(parsers["run"])
-    assert list(run["--format"].choices or ()) == ["text", "json"]
+    assert list(run["--format"].choices or ()) == ["text", "json", "html"]
     for flag in ("--output", "--fail-on", "--strict", "-q", "--max-findings"):
         assert flag not in run, flag
 
