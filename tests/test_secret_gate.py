@@ -166,3 +166,11 @@ def test_pre_push_stops_a_pushed_secret(repo_with_commit: Repo, tmp_path: Path) 
     remote_head = subprocess.run(["git", "rev-parse", "main"], cwd=origin, capture_output=True,
                                  text=True).stdout.strip()
     assert remote_head != head(repo)
+
+
+def test_a_fixture_key_is_info_and_does_not_stop_the_commit(repo_with_commit: Repo) -> None:
+    repo = repo_with_commit
+    repo.stage({"tests/fixtures/creds.py": f'KEY = "{aws_key(8)}"\n'})
+    res = run_cli(repo.path, "hook")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "info [secret/aws-access-key-id]" in res.stdout and "commit stopped" not in res.stderr
