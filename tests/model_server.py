@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import struct
 import threading
 from collections import deque
@@ -78,7 +79,8 @@ class ModelServer:
     """`with ModelServer(reply, ...) as srv:`; srv.base_url ends in /v1."""
 
     def __init__(self, *script: Reply, default: Reply = EMPTY,
-                 responder: Callable[[Recorded], Reply] | None = None) -> None:
+                 responder: Callable[[Recorded], Reply] | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.script: deque[Reply] = deque(script)
         self.default = default
         self.responder = responder
@@ -87,6 +89,10 @@ class ModelServer:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:  # an https:// server with the given certificate
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -95,7 +101,7 @@ class ModelServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.scheme}://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> ModelServer:
         self._thread.start()
