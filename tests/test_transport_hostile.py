@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -64,7 +65,10 @@ HOSTILE: dict[str, Callable[[], object]] = {
     "endless-100-continue": lambda: repeat(b"HTTP/1.1 100 Continue\r\n\r\n", 0),
     "slow-endless-100-continue": lambda: repeat(b"HTTP/1.1 100 Continue\r\n\r\n", 0.4),
     "huge-body": lambda: send_then_close(response(b"{" + b" " * (9 << 20) + b"}")),
-    "endless-body": lambda: repeat(b"x" * 65536, 0),
+    "endless-chunked-body": lambda: drip(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"10000\r\n" + b" " * 0x10000 + b"\r\n", 0.0),
+    "endless-status-line": lambda: repeat(b"x" * 65536, 0),
     "endless-unframed-body": lambda: drip(b"HTTP/1.1 200 OK\r\n\r\n", b"[" * 65536, 0.0),
     "connection-reset": lambda: reset,
     "garbage-bytes": lambda: send_then_close(bytes(range(256)) * 64),
@@ -113,6 +117,16 @@ def _run_all(repo: Repo, *commands: tuple[str, ...]) -> list[tuple[int, str, str
         return list(pool.map(one, commands))
 
 
+def _model_phase(events: Path) -> float:
+    """Seconds the reviewer node (the model's requests) took, from the graph's event log."""
+    stamps = {}
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        if event.get("node") == "run_specialist_agent":
+            stamps[event["event"]] = event["ts"]
+    return float(stamps["node.complete"] - stamps["node.enter"])
+
+
 def _rules(out: str) -> set[tuple[str, str]]:
     return {(f["path"], f["rule"]) for f in json.loads(out)["findings"]}
 
@@ -127,16 +141,18 @@ def test_a_hostile_server_costs_no_finding_and_no_time(repo_with_commit: Repo, c
     })
     model = ("--model", "openai:test", "--timeout", str(TIMEOUT), "--format", "json",
              "--no-cache")
+    events = repo_with_commit.path.parent / f"events-{case}.jsonl"
     with CASES[case]() as base_url:
         (hook_code, hook_out, hook_err, hook_wall), \
             (review_code, review_out, review_err, review_wall), \
             (base_code, base_out, base_err, base_wall) = _run_all(
                 repo_with_commit,
-                ("hook", *model, "--base-url", base_url),
+                ("hook", *model, "--base-url", base_url, "--events", str(events)),
                 ("review", *model, "--base-url", base_url, "--fail-on", "error"),
                 ("hook", "--format", "json"))  # no model at all
-    print(f"\n{case}: hook {hook_wall:.2f}s, review {review_wall:.2f}s, "
-          f"no model {base_wall:.2f}s")
+    phase = _model_phase(events)
+    print(f"\n{case}: model node {phase:.2f}s, hook {hook_wall:.2f}s, review "
+          f"{review_wall:.2f}s, no model {base_wall:.2f}s")
     expected = {("src/app.py", "debugger"), ("config/deploy.py", "secret/aws-access-key-id")}
     assert expected <= _rules(base_out), base_err
     for out, err in ((hook_out, hook_err), (review_out, review_err)):
@@ -148,9 +164,11 @@ def test_a_hostile_server_costs_no_finding_and_no_time(repo_with_commit: Repo, c
         assert key not in out + err
     assert hook_code == base_code, hook_err  # the server changed nothing about the outcome
     assert review_code == 1, review_err
-    # the model phase is bounded by --timeout; the rest is what a run without a model takes
-    # (started at the same moment: on a loaded machine it is slow too, and GRACE with it)
-    bound = TIMEOUT + max(GRACE, 1.5 * base_wall)
+    # the model phase is bounded by --timeout, and the whole run by --timeout + GRACE, the
+    # GRACE being what a run without a model takes (started at the same moment: on a
+    # loaded machine that is slow too, and GRACE grows with it)
+    assert phase <= TIMEOUT + 1.0
+    bound = TIMEOUT + max(GRACE, 2 * base_wall)
     assert hook_wall <= bound and review_wall <= bound, (hook_wall, review_wall, base_wall)
 
 

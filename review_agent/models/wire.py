@@ -156,8 +156,9 @@ class Reader:
         self.buf += data
         return True
 
-    def line(self, limit: int, what: str) -> bytes | None:
-        """One line without its CRLF, or None at end of stream; WireError past `limit`."""
+    def line(self, limit: int, what: str, shown: int | None = None) -> bytes | None:
+        """One line without its CRLF, or None at end of stream; WireError past `limit`
+        (named as `shown` bytes when the limit is what is left of a larger one)."""
         while True:
             end = self.buf.find(b"\n", 0, limit + 1)
             if end >= 0:
@@ -165,7 +166,8 @@ class Reader:
                 del self.buf[:end + 1]
                 return out[:-1] if out.endswith(b"\r") else out
             if len(self.buf) > limit:
-                raise WireError(f"{what} larger than {_size(limit)}", retryable=False)
+                raise WireError(f"{what} larger than {_size(shown or limit)}",
+                                retryable=False)
             if not self._fill():
                 if self.buf:
                     raise WireError(f"reply ended inside the {what}", retryable=True)
@@ -216,7 +218,7 @@ def _one_head(reader: Reader) -> tuple[int, str, dict[str, str]]:
     count = 0
     last = ""
     while True:
-        line = reader.line(max(budget, 0) + 2, "header section")
+        line = reader.line(max(budget, 0) + 2, "header section", MAX_HEADER_BYTES)
         if line is None:
             raise WireError("reply ended inside the headers", retryable=True)
         budget -= len(line) + 2
