@@ -121,6 +121,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
                shard: str | None = None) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
     from review_agent.pipeline import review_change, review_incomplete
+    from review_agent.report.common import safe_report
 
     env = os.environ if env is None else env
     part = _shard(shard, env)
@@ -140,6 +141,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
                            events_path=events_path, prompt_files=prompt_files, part=owned)
     if part.total > 1:
         report = report._replace(shard=part.label)
+    report = safe_report(report)
     emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet,
          verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")

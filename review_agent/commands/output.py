@@ -25,10 +25,11 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     """Write the report to --output (and a summary to stdout) or to stdout; its warnings
     (a model failure, a spent limit, dropped model findings) go to stderr in every format."""
     from review_agent.report import writer
+    from review_agent.report.common import safe_report
     from review_agent.secrets import known
 
     report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
-
+    report = safe_report(report)  # model text through the secret masker, in every format
     write_warnings(report)
     if verbose:
         _explain(report)
@@ -63,11 +64,13 @@ def write_warnings(report: Report) -> None:
 
 def _explain(report: Report) -> None:
     """-v: what the graph did, step by step, on stderr (stdout stays the report)."""
+    from review_agent.report.common import one_line
+
     log = report.final_output.get("action_log")
     for entry in log if isinstance(log, list) else ():
         if isinstance(entry, dict):
-            sys.stderr.write(f"review-agent: [{entry.get('step')}] {entry.get('action')}: "
-                             f"{entry.get('detail')}\n")
+            sys.stderr.write(one_line(f"review-agent: [{entry.get('step')}] "
+                                      f"{entry.get('action')}: {entry.get('detail')}") + "\n")
     sys.stderr.write(f"review-agent: status {report.final_output.get('status')}, "
                      f"{report.elapsed * 1000:.0f} ms\n")
 

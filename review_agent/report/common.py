@@ -13,6 +13,14 @@ INFORMATION_URI = "https://github.com/review-agent/review-agent"
 _CONTROL = {i: f"\\x{i:02x}" for i in (*range(0x20), 0x7F)}
 _CONTROL.update({ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"})
 _CONTROL.update({0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\x85"})
+# C1 controls (0x9b is a one-byte CSI to many terminals) and the invisible characters that
+# reorder or hide text (bidi overrides and isolates, zero-width marks): "Trojan Source"
+_CONTROL.update({i: f"\\x{i:02x}" for i in range(0x80, 0xA0)})
+_CONTROL.update({i: f"\\u{i:04x}" for i in (0x061C, *range(0x200B, 0x2010),
+                                              *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                                              0xFEFF)})
+# the same table without CR and LF, for formats that encode line breaks themselves
+_CONTROL_KEEP_BREAKS = {k: v for k, v in _CONTROL.items() if k not in (0x0A, 0x0D)}
 
 
 def printable(text: str) -> str:
@@ -26,6 +34,30 @@ def printable(text: str) -> str:
 def one_line(text: str) -> str:
     """printable() plus control characters escaped: a path or message never breaks a line."""
     return printable(text).translate(_CONTROL)
+
+
+def no_controls(text: str) -> str:
+    """printable() with control and bidi characters escaped, line breaks kept as they are."""
+    return printable(text).translate(_CONTROL_KEEP_BREAKS)
+
+
+def safe_report(report: Report) -> Report:
+    """The report with every text a model (or a model server) wrote through the secret
+    masker: a key a model quotes back is printed as its placeholder, in every format."""
+    from review_agent.secrets import redact_values
+
+    findings = tuple(
+        f._replace(message=redact_values(f.message), rule=redact_values(f.rule))
+        if f.source == "model" else f for f in report.findings)
+    out = dict(report.final_output)
+    context = out.get("context_warnings")
+    if isinstance(context, list):
+        out["context_warnings"] = [redact_values(str(w)) for w in context]
+    message = out.get("message")
+    if isinstance(message, str):
+        out["message"] = redact_values(message)
+    return report._replace(findings=findings, final_output=out,
+                           warnings=tuple(redact_values(w) for w in report.warnings))
 
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:

@@ -11,7 +11,7 @@ from review_agent.report.common import (
     TOOL_NAME,
     counts,
     hidden_line,
-    printable,
+    no_controls,
     shown,
     summary_line,
 )
@@ -22,8 +22,10 @@ SHOWN_PER_LEVEL = 10
 
 
 def escape_data(text: str) -> str:
-    """The message part of a workflow command."""
-    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The message part of a workflow command: `%`, CR and LF encoded, so a message can
+    never end the command or start another (`::error::` at a line start); other control
+    characters (ESC, bidi overrides) escaped as text."""
+    return no_controls(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

@@ -10,6 +10,7 @@ from review_agent.report.common import (
     TOOL_NAME,
     counts,
     hidden_line,
+    one_line,
     printable,
     prompt_label,
     shown,
@@ -28,7 +29,7 @@ _ICON = {"error": "🔴 error", "warning": "🟡 warning", "info": "🔵 info"}
 
 def escape(text: str) -> str:
     """Text safe inside a Markdown paragraph or table cell."""
-    return printable(text).translate(_TABLE)
+    return one_line(printable(text).translate(_TABLE))
 
 
 def render(report: Report) -> str:
