@@ -12,6 +12,7 @@ from review_agent.checks import (
     conflicts,
     debugging,
     exceptions,
+    exemptions,
     security,
     shape,
     suppressions,
@@ -36,7 +37,8 @@ from review_agent.records import Change, FileChange, Finding
 
 _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)
-RULES: dict[str, Rule] = {r.id: r for fam in (*_FAMILIES, shape) for r in fam.RULES}
+RULES: dict[str, Rule] = {r.id: r for fam in (*_FAMILIES, shape, exemptions)
+                          for r in fam.RULES}
 _ALWAYS = frozenset({conflicts.CONFLICT.id})  # still checked in skipped files
 MINIFIED_AVG = 500  # average added line length of machine-written text
 _FOLLOWING = 3  # new-side lines a check may look ahead (wrapped calls, `except:` + `pass`)
@@ -75,6 +77,12 @@ def _has_shebang(fc: FileChange, blob: bytes | None) -> bool:
     if first is None or first.new_start > 1:
         return False
     return next((ln.text.startswith("#!") for ln in first.lines if ln.new_no == 1), False)
+
+
+def _minified(fc: FileChange) -> bool:
+    """Bundled or minified output: a few enormous lines nobody wrote by hand."""
+    added = fc.added_lines
+    return bool(added) and sum(len(t) for _, t in added) > MINIFIED_AVG * len(added)
 
 
 def file_info(fc: FileChange, options: Options,
@@ -328,6 +336,9 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     shaped += shape.untested_change(infos, has_tests)
     shaped += shape.lock_without_manifest(fc for fc in change.files)
     shaped += shape.blobs_and_size(change.files, blobs)
+    if options.report_exemptions:  # range reviews: a change that exempts itself says so
+        minified = {i.change.path: _minified(i.change) for i in infos}
+        shaped += exemptions.exemption_findings(change, options, minified, blobs)
     out.extend(f for f in shaped if not is_disabled(f.rule, disable))
     out = fold_blanket_pragmas(out)
     out.sort(key=lambda f: (f.path, f.line, f.rule))

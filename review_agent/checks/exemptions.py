@@ -1,0 +1,183 @@
+"""Exemptions a change grants itself, made visible in range reviews (`ci`, `review --base`).
+
+A branch can quiet its own review without touching the base's rules: mark a file as
+generated (`DO NOT EDIT`), put code under `vendor/` or in a file of enormous lines, add an
+allow pragma next to a new secret, or edit the configuration so that once merged the rules
+are off. Each is legitimate now and then, so none is an error; each gets one `info`
+finding at the line (or file) that grants it, so a human reviewer sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from review_agent.checks.base import Rule, finding, first_line
+from review_agent.checks.paths import (
+    is_generated_name,
+    is_generated_text,
+    is_minified_name,
+    is_vendored,
+    matches_any,
+)
+from review_agent.config import Options
+from review_agent.records import Change, FileChange, Finding
+
+EXEMPTION = Rule("self-exemption", "info",
+                 "the change exempts itself from part of the review: check that it should")
+RULES = (EXEMPTION,)
+
+CONFIG_FILES = (".review-agent.yaml", ".review-agent.yml")
+# configuration keys that switch rules off, widen what is skipped, or change the reviewer
+LOOSENING = frozenset({"disable", "exclude", "allow", "allow_paths", "secrets", "fail_on",
+                       "prompts_dir", "graph", "base_url", "model", "baseline",
+                       "max_findings", "fail_on_secrets"})
+_GENERATED_LINES = 5  # where a generated-file marker counts (what the runner looks at)
+_PRAGMAS = ("pragma: allowlist secret", "pragma: allowlist nextline secret", "gitleaks:allow",
+            "review-agent: allow-secret")
+_KEY = re.compile(r"^(?P<indent>\s*)(?:-\s+)?[\"']?(?P<key>[A-Za-z_][\w-]*)[\"']?\s*[:=]")
+_TABLE = re.compile(r"^\s*\[+\s*(?P<name>[^\]]+?)\s*\]+")
+
+
+def exemption_findings(change: Change, options: Options, minified: Mapping[str, bool],
+                       blobs: Mapping[str, bytes | None] | None = None) -> list[Finding]:
+    """One info finding per self-granted exemption; `minified[path]` says the runner
+    skipped the file for its long lines; `blobs` (new side) place config keys."""
+    out: list[Finding] = []
+    for fc in change.files:
+        if fc.status == "D" or fc.binary or fc.is_submodule:
+            continue
+        out.extend(_skipped_file(fc, options, minified.get(fc.path, False)))
+        out.extend(_marker_and_pragmas(fc))
+        if fc.path in CONFIG_FILES or fc.path.rsplit("/", 1)[-1] == "pyproject.toml":
+            out.extend(_config_lines(fc, (blobs or {}).get(fc.new_sha)))
+    return out
+
+
+def _skipped_file(fc: FileChange, options: Options, minified: bool) -> Iterator[Finding]:
+    if not fc.added_lines:
+        return
+    reason = ("a vendored path" if is_vendored(fc.path)
+              else "a generated file name" if is_generated_name(fc.path)
+              else "a minified file name" if is_minified_name(fc.path)
+              else "lines so long it counts as minified" if minified
+              else "`exclude` in the configuration" if matches_any(fc.path, options.exclude)
+              else None)
+    if reason is not None:
+        yield finding(EXEMPTION, fc.path, first_line(fc),
+                      f"the builtin rules skip this file ({reason}): its "
+                      f"{len(fc.added_lines)} added lines get no rule review, only the "
+                      "secret scan")
+    if options.secrets_allow_paths:
+        from review_agent.secrets.allow import path_allowed
+
+        if path_allowed(fc.path, options.secrets_allow_paths):
+            yield finding(EXEMPTION, fc.path, first_line(fc),
+                          "secrets.allow_paths covers this file: a secret added here is "
+                          "not reported")
+
+
+def _marker_and_pragmas(fc: FileChange) -> Iterator[Finding]:
+    from review_agent.ignores import parse
+
+    for no, text in fc.added_lines:
+        if no <= _GENERATED_LINES and is_generated_text(text):
+            yield finding(EXEMPTION, fc.path, no,
+                          "a generated-file marker is added: the builtin rules skip the "
+                          "whole file; confirm a generator wrote it")
+            continue
+        low = text.lower()
+        spelled = next((p for p in _PRAGMAS if p in low), None)
+        if spelled is not None:
+            yield finding(EXEMPTION, fc.path, no,
+                          f"an allow pragma ({spelled}) is added: a secret on "
+                          f"{'the next line' if 'nextline' in spelled else 'this line'} is "
+                          "not reported")
+            continue
+        pragma = parse(text)
+        if pragma is not None and pragma.rules:
+            what = "every rule" if "*" in pragma.rules else ", ".join(sorted(pragma.rules))
+            yield finding(EXEMPTION, fc.path, no,
+                          f"a suppression is added: review-agent does not report {what} here")
+
+
+def _config_lines(fc: FileChange, blob: bytes | None) -> Iterator[Finding]:
+    """Added lines of a review configuration under a loosening key (the key of a list item
+    or a nested line is found by walking up the new side's indentation)."""
+    toml = fc.path.endswith(".toml")
+    if blob is not None:
+        text = blob.decode("utf-8", "replace")
+        new_side = dict(enumerate(text.split("\n"), 1))
+    else:  # only what the hunks show
+        new_side = {ln.new_no: ln.text for h in fc.hunks for ln in h.lines
+                    if ln.kind != "-" and ln.new_no is not None}
+    reported: set[str] = set()
+    for no, _ in fc.added_lines:
+        key = _toml_key(new_side, no) if toml else _yaml_key(new_side, no)
+        if key is None or key in reported:
+            continue
+        reported.add(key)
+        yield finding(EXEMPTION, fc.path, no,
+                      f"the change edits the review configuration ('{key}'): reviewed "
+                      "with the base's rules now, it sets how every later change is "
+                      "reviewed once merged")
+
+
+def _meaningful(text: str) -> bool:
+    return bool(text.strip()) and not text.lstrip().startswith("#")
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _yaml_key(lines: Mapping[int, str], no: int) -> str | None:
+    """The nearest loosening key of line `no`: its own or one of its parents'."""
+    text = lines.get(no, "")
+    if not _meaningful(text):
+        return None
+    chain: list[str] = []
+    item = text.lstrip().startswith("-")
+    m = None if item else _KEY.match(text)
+    if m is not None:
+        chain.append(m.group("key"))
+    level = _indent(text) + (1 if item else 0)  # `key:\n- x` puts items at the key's indent
+    n = no - 1
+    while n >= 1 and level > 0 and n in lines:
+        above = lines[n]
+        n -= 1
+        if not _meaningful(above) or _indent(above) >= level:
+            continue
+        m = None if above.lstrip().startswith("-") else _KEY.match(above)
+        if m is not None:
+            chain.append(m.group("key"))
+        level = _indent(above)
+    # the outermost loosening key: one finding per top-level setting
+    return next((k for k in (c.replace("-", "_") for c in reversed(chain)) if k in LOOSENING),
+                None)
+
+
+def _toml_key(lines: Mapping[int, str], no: int) -> str | None:
+    """A loosening key inside [tool.review-agent] (or one of its sub-tables)."""
+    if not _meaningful(lines.get(no, "")):
+        return None
+    key = None
+    for n in range(no, 0, -1):
+        text = lines.get(n)
+        if text is None:
+            return None
+        t = _TABLE.match(text)
+        if t is not None:
+            section = t.group("name").replace('"', "").replace("'", "")
+            if not section.startswith("tool.review-agent"):
+                return None
+            sub = section.removeprefix("tool.review-agent").strip(".").replace("-", "_")
+            for k in (key, sub.split(".", 1)[0] if sub else None):
+                if k and k in LOOSENING:
+                    return k
+            return None
+        if key is None:
+            m = _KEY.match(text)
+            if m is not None:
+                key = m.group("key").replace("-", "_")
+    return None
