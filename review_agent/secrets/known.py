@@ -15,8 +15,10 @@ from typing import Any
 
 from review_agent.secrets.filters import char_classes, is_wordy
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.recall import RULES as RECALL_RULES
 
 MIN_LEN = 6  # shorter values are too likely to be ordinary words elsewhere
+RECALL_IDS = frozenset(RECALL_RULES)
 _lock = threading.Lock()
 _values: dict[str, str] = {}  # value -> its placeholder
 
@@ -33,7 +35,10 @@ def remember(hits: Iterable[SecretHit]) -> None:
             pieces += [p.strip() for p in h.value.split("\n")]
         for v in pieces:
             v = v.strip("\r")
-            if _distinctive(v) and v not in _values and "[REDACTED:" not in v:
+            # a provider's format is a secret whatever it looks like; a recall-tier value
+            # must also look unlike ordinary words before it is masked everywhere
+            ok = len(v) >= MIN_LEN if h.rule not in RECALL_IDS else _distinctive(v)
+            if ok and v not in _values and "[REDACTED:" not in v:
                 ph = ph or placeholder(h)
                 new[v] = ph
     if new:

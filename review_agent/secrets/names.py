@@ -44,6 +44,13 @@ NOT_PARTS = frozenset({
     "tokenizers", "tokenized", "tokenizing", "tokenization", "author", "authors", "authored",
     "authority", "authorities", "authoring", "authorship", "sessionmaker", "passlib",
 })
+KEY_PREFIXES = frozenset({
+    "api", "app", "secret", "access", "private", "priv", "master", "signing", "sign", "enc",
+    "encryption", "crypt", "crypto", "auth", "hmac", "client", "service", "license", "licence",
+    "session", "server", "admin", "root", "user", "account", "deploy", "ssh", "gpg", "pgp",
+    "aes", "rsa", "jwt", "oauth", "consumer", "dev", "prod", "live", "cipher", "wrap", "shared",
+    "site", "webhook", "push", "storage", "bucket", "subscription", "tenant",
+})
 ENDS = ("password", "passwd", "secret", "token", "pwd", "pass", "key", "apikey", "creds")
 STARTS = ("password", "passwd", "passphrase", "secret", "token", "credential", "apikey",
           "auth", "cookie", "session", "private", "signature")
@@ -92,7 +99,9 @@ def _part_strength(p: str) -> int:
         return 0
     for end in ENDS:
         if p.endswith(end) and len(p) - len(end) >= 2:
-            return 2 if end != "key" else (2 if len(p) <= 16 else 0)
+            if end == "key":  # `apikey`, `hmackey`; never `monkey`, `turkey`, `hockey`
+                return 2 if p[:-3].rstrip("_") in KEY_PREFIXES else 0
+            return 2
     for start in STARTS:
         if p.startswith(start):
             if start == "auth" and p.startswith("author") and not p.startswith("authoriz"):
