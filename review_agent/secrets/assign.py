@@ -59,9 +59,12 @@ FLAG_USER = re.compile(
     r"(?i)(?:^|[\s\"'])(?:-u|-U|--user(?:name)?|-l|--login)\b|\b(?:mysql\w*|psexec|paexec"
     r"|sshpass|smbclient|mount(?:\.cifs)?|net\s+use|runas|wmic|ftp|sqlcmd|isql|mongo\w*"
     r"|winrm|evil-winrm|xfreerdp|rdesktop|impacket|crackmapexec|hydra|lftp|wget|curl)\b")
-SHORT_PASS_FLAG = re.compile(r"""(?<![\w\-])-[pP][ \t]+(["']?)([^\s"'$\-][^\s"']*)\1""")
+# A flag's value; it may start with `-` unless it is the next flag (`-v`, `--force`).
+FLAG_ARG = r"""(?!-+[A-Za-z][A-Za-z\-]*(?:[\s=]|$))[^\s"'`$][^\s"'`]*"""
+SHORT_PASS_FLAG = re.compile(rf"""(?<![\w\-])-[pP][ \t]+(["']?)({FLAG_ARG})\1""")
 URL_PASSWORD = re.compile(
     r"[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s:/@'\"<>]*:([^\s'\"<>]+)@[^\s@/'\"<>]")
+FLAG_VALUE = re.compile(rf"""(?:=|[ \t]+)(["']?)({FLAG_ARG})\1""")
 IDENTIFIED_BY = re.compile(r"""(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+"""
                            r"""(?:password[ \t]+)?(["'`])(.+?)\1""")
 TF_VARIABLE = re.compile(r"""(?m)^[ \t]*variable[ \t]+"([^"]+)"[ \t]*\{""")
@@ -291,7 +294,7 @@ def _indent(s: str) -> int:
 
 
 def _flag_value(text: str, te: int, level: int) -> Span | None:
-    m = re.compile(r"""(?:=|[ \t]+)(["']?)([^\s"'`$\-][^\s"'`]*)\1""").match(text, te)
+    m = FLAG_VALUE.match(text, te)
     if m is None:
         return None
     if _plausible(m.group(2), level, True, False):
