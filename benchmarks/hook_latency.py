@@ -86,7 +86,7 @@ def interleaved(rows: list[tuple[str, list[str], int]], cwd: Path
     walls: dict[str, list[float]] = {label: [] for label, _, _ in rows}
     rss: dict[str, list[float]] = {label: [] for label, _, _ in rows}
     codes: dict[str, int] = {}
-    for label, cmd, _ in rows:  # warm-up: page cache, pyc files
+    for _, cmd, _ in rows:  # warm-up: page cache, pyc files
         timed(cmd, cwd)
     for i in range(max(n for _, _, n in rows)):
         for label, cmd, n in rows:
