@@ -105,3 +105,11 @@ def test_lone_surrogates_from_json_escapes_are_replaced() -> None:
     f.path.encode("utf-8")  # encodable: no lone surrogate survives
     f.message.encode("utf-8")
     assert f.path == "a?.py" and f.message == "bad ? byte"
+
+
+def test_json_nested_past_the_recursion_limit_is_a_parse_error() -> None:
+    deep = "[" * 200_000 + "]" * 200_000
+    with pytest.raises(ParseError):
+        parse.read_response(deep.encode())
+    with pytest.raises(ParseError):
+        parse.json_object(deep)

@@ -117,7 +117,7 @@ def _stream(text: str) -> Message:
             continue
         try:
             chunk = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the limit: not JSON to us
             continue
         if not isinstance(chunk, dict):
             continue
@@ -158,7 +158,7 @@ def read_response(body: bytes) -> Message:
         return _stream(text)
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the limit: not JSON to us
         raise ParseError("response is not JSON") from None
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -240,7 +240,7 @@ def json_values(text: str) -> Iterator[Any]:
         for cand in candidates:
             try:
                 yield json.loads(cand)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past the limit: not JSON to us
                 pass
         tried = 0
         for m in re.finditer(r"[{\[]", source):
@@ -249,7 +249,7 @@ def json_values(text: str) -> Iterator[Any]:
             tried += 1
             try:
                 value, _ = decoder.raw_decode(source, m.start())
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past the limit: not JSON to us
                 continue
             if isinstance(value, (dict, list)):
                 yield value
