@@ -41,17 +41,21 @@ def _display_path(path: Path) -> str:
         return path.as_posix()
 
 
+def _read_text(path: str, what: str) -> str:
+    """A --brief or --policy file as text; unreadable is one line, exit 2."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {what} {path}: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
 def read_brief(brief_path: str | None) -> dict[str, Any] | None:
     from review_agent.team.brief import load_brief
 
     if brief_path is None:
         return None
-    try:
-        text = Path(brief_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read brief {brief_path}: "
-                          f"{getattr(exc, 'strerror', None) or exc}") from None
-    return load_brief(text, brief_path)
+    return load_brief(_read_text(brief_path, "brief"), brief_path)
 
 
 def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
@@ -76,12 +80,7 @@ def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | N
 
     if policy_path is None:
         return dict(options.approval_policy) if options.approval_policy is not None else None
-    try:
-        text = Path(policy_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read policy {policy_path}: "
-                          f"{getattr(exc, 'strerror', None) or exc}") from None
-    return load_policy(text, policy_path)
+    return load_policy(_read_text(policy_path, "policy"), policy_path)
 
 
 def _transition_printer(stream: TextIO) -> Any:
