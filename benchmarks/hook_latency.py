@@ -48,12 +48,13 @@ def sources() -> list[Path]:
 def build_repo(root: Path, n_files: int, lines_per_file: int) -> list[str]:
     rng = random.Random(7)
     pool = sources()
-    chosen = rng.sample(pool, min(n_files, len(pool)))
+    # the pool holds about 1,000 modules; a bigger change stages some of them twice
+    chosen = [pool[i % len(pool)] for i in rng.sample(range(max(n_files, len(pool))), n_files)]
     donors = [p.read_text(encoding="utf-8", errors="replace").split("\n") for p in pool[:50]]
     git(root, "init", "-q", "-b", "main")
     rels = []
     for i, p in enumerate(chosen):
-        rel = f"lib/{i // 100}/{p.name}"
+        rel = f"lib/{i // 100}/{i}_{p.name}"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, root / rel)
         rels.append(rel)
