@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from review_agent.errors import ReviewAgentError
-from review_agent.graph.spec import FINALIZE, Edge, Graph, Limits, Node
+from review_agent.graph.ir import FINALIZE, Edge, Graph, Limits, Node
 from review_agent.graph.templates import render
 from review_agent.graph.when import SCORE_SUBJECTS, Outcome, matches, node_score
 

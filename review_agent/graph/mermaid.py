@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from review_agent.graph.spec import FINALIZE, Graph
+from review_agent.graph.ir import FINALIZE, Graph
 
 _SAFE_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Mermaid keywords (and our two terminals) cannot be node ids.

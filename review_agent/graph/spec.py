@@ -1,13 +1,16 @@
-"""Graph records (the IR) and loading: YAML text -> validated, immutable Graph."""
+"""Loading graphs: YAML text -> validated, immutable Graph (the records are in `ir`).
+
+The validator (and YAML) are imported only when a text must really be checked: the shipped
+graph comes pre-validated from the generated module `shipped` while its YAML is unchanged.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from review_agent.errors import GraphError
-from review_agent.graph.analysis import entries_of
 from review_agent.graph.codes import (
     DEFAULT_FINALIZE_FUNCTION,
     DEFAULT_PASS_THRESHOLD,
@@ -16,73 +19,11 @@ from review_agent.graph.codes import (
     LIMIT_DEFAULTS,
     judge_values,
 )
-from review_agent.graph.validate import check_text, edge_condition
-from review_agent.graph.when import When
+from review_agent.graph.ir import Edge, Graph, Limits, Node, When
 from review_agent.resources import default_graph_path
 
 __all__ = ["FINALIZE", "Edge", "Graph", "Limits", "Node", "When", "load_graph", "parse_graph",
            "summary"]
-
-
-class Node(NamedTuple):
-    id: str
-    run: str  # the registered node function (`function:`; defaults to the id)
-    kind: str  # llm | judge | step
-    route_values: tuple[str, ...] = ()
-    mode: str = "execute"  # execute | plan (the human approval boundary)
-    force_tool: str | None = None
-    exclude_tools: tuple[str, ...] = ()
-    min_proposals: int | None = None
-    max_loops: int | None = None
-    system_append: str = ""
-    primary_artifact: str | None = None
-    tool_call_budget: tuple[tuple[str, int], ...] = ()
-    judge_schema: str | None = None
-    timeout: float | None = None  # None: Limits.timeout
-    max_state_visits: int | None = None  # None: Limits.max_state_visits
-    terminal: bool = False  # transitions: [] (seed 003)
-
-
-class Edge(NamedTuple):
-    source: str
-    target: str  # a node id or "finalize"
-    when: When
-    feedback: str | None = None  # a template rendered into the next state's state.feedback
-
-
-class Limits(NamedTuple):
-    max_iterations: int | None  # None only for graphs without a cycle
-    max_total_transitions: int = 50
-    max_state_visits: int = 5
-    timeout: float = DEFAULT_TIMEOUT
-    max_total_tool_calls: int | None = None
-    max_web_search_calls: int | None = None
-    pass_threshold: float = DEFAULT_PASS_THRESHOLD
-    dedupe_web_search: bool = False
-
-
-class Graph(NamedTuple):
-    id: str
-    version: int
-    description: str
-    limits: Limits
-    nodes: tuple[Node, ...]
-    edges: tuple[Edge, ...]  # in declaration order; per source, first match wins
-    finalize_run: str
-    entry: str = ""  # the one node without an incoming edge
-    category: str = ""
-    finalize_artifact: str = "final_output"
-    context: Mapping[str, Any] = {}  # defaults.context: {{workflow.context.KEY}}
-
-    def node(self, node_id: str) -> Node:
-        """The node with this id (KeyError when there is none)."""
-        for node in self.nodes:
-            if node.id == node_id:
-                return node
-        raise KeyError(node_id)
-
-    def edges_from(self, node_id: str) -> tuple[Edge, ...]:
-        return tuple(e for e in self.edges if e.source == node_id)
 
 
 def summary(report: dict[str, Any], source: str) -> str:
@@ -98,6 +39,8 @@ def parse_graph(text: str, known: Collection[str] | None = None, source: str = "
 
     With `known`, a node function outside it is an error here (the graph is about to run).
     """
+    from review_agent.graph.validate import check_text
+
     report, data = check_text(text, known, source)
     if data is None:
         raise GraphError(summary(report, source))
@@ -111,7 +54,8 @@ def parse_graph(text: str, known: Collection[str] | None = None, source: str = "
 def load_graph(path: str | Path | None = None, known: Collection[str] | None = None) -> Graph:
     """Load and validate a graph file (None: the shipped graph); `known` checks node functions.
 
-    The one way the review path gets its graph (a cache of the shipped graph goes here).
+    The one way the review path gets its graph. A file whose text is the shipped YAML's
+    (whatever its path) is the pre-validated shipped graph: no YAML parse, no validation.
     """
     target = default_graph_path() if path is None else Path(path)
     try:
@@ -119,7 +63,23 @@ def load_graph(path: str | Path | None = None, known: Collection[str] | None = N
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise GraphError(f"cannot read graph {target}: {reason}") from None
-    return parse_graph(text, known, str(path) if path is not None else target.name)
+    source = str(path) if path is not None else target.name
+    frozen = shipped_graph(text)
+    if frozen is not None and (known is None or functions_of(frozen) <= set(known)):
+        return frozen
+    return parse_graph(text, known, source)  # also: the error naming an unknown function
+
+
+def shipped_graph(text: str) -> Graph | None:
+    """The shipped graph, built and validated ahead of time, when `text` is its YAML."""
+    from review_agent.graph import shipped
+
+    return shipped.GRAPH if text == shipped.SOURCE else None
+
+
+def functions_of(graph: Graph) -> set[str]:
+    """The node functions a graph runs (its nodes' and its finalize's)."""
+    return {n.run for n in graph.nodes} | {graph.finalize_run}
 
 
 def _node(n: Mapping[str, Any]) -> Node:
@@ -141,6 +101,9 @@ def _node(n: Mapping[str, Any]) -> Node:
 
 def build(data: dict[str, Any]) -> Graph:
     """The Graph of a mapping that passed all three stages."""
+    from review_agent.graph.analysis import entries_of
+    from review_agent.graph.validate import edge_condition
+
     defaults = data.get("defaults") or {}
     limits = Limits(
         max_iterations=defaults.get("max_iterations"),

@@ -29,8 +29,6 @@ class PromptTemplate(NamedTuple):
 
 def parse_template(name: str, source: str) -> PromptTemplate:
     """Read one template's front matter (role, version, description); `name` is its file."""
-    import yaml
-
     label = Path(name).name
     digest = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     if not source.startswith("---\n"):
@@ -39,8 +37,24 @@ def parse_template(name: str, source: str) -> PromptTemplate:
     end = source.find("\n---\n", 3)
     if end < 0:
         raise ConfigError(f"prompt {label}: front matter is not closed by '---'")
+    role, version = front_matter(label, source[4:end])
+    return PromptTemplate(role, version, digest, name, source)
+
+
+def front_matter(label: str, text: str) -> tuple[str, str]:
+    """(role, version) of a front matter; the shipped prompts' are read ahead of time."""
+    from review_agent.team.shipped_prompts import FRONT_MATTER
+
+    known = FRONT_MATTER.get(text)
+    return known if known is not None else read_front_matter(label, text)
+
+
+def read_front_matter(label: str, text: str) -> tuple[str, str]:
+    """(role, version) of a front matter, read as YAML (the `description` must be there)."""
+    import yaml
+
     try:
-        meta = yaml.safe_load(source[4:end])
+        meta = yaml.safe_load(text)
     except (yaml.YAMLError, RecursionError):  # RecursionError: nesting thousands deep
         raise ConfigError(f"prompt {label}: front matter is not valid YAML") from None
     if not isinstance(meta, dict):
@@ -48,7 +62,7 @@ def parse_template(name: str, source: str) -> PromptTemplate:
     for key in ("role", "version", "description"):
         if meta.get(key) in (None, ""):
             raise ConfigError(f"prompt {label}: front matter lacks '{key}'")
-    return PromptTemplate(str(meta["role"]), str(meta["version"]), digest, name, source)
+    return str(meta["role"]), str(meta["version"])
 
 
 def role_of(name: str) -> str:
