@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple, overload
 
 from review_agent.checks import (
     conflicts,
@@ -33,7 +33,7 @@ from review_agent.checks.paths import (
 )
 from review_agent.checks.scope import Source
 from review_agent.config import Options
-from review_agent.records import Change, FileChange, Finding
+from review_agent.records import Change, DiffLine, FileChange, Finding
 
 _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)
@@ -112,34 +112,97 @@ def _multiline_openers(syn: Syntax | None) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, tokens))) if tokens else None
 
 
-def new_lines(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> list[str] | None:
-    """The whole new-side file as lines (split on "\n" only), when its blob was read."""
+@functools.lru_cache(maxsize=64)
+def _state_tokens(syn: Syntax | None) -> tuple[bytes, ...]:
+    """Every token that can change the lexer state carried between lines: the openers of
+    multi-line strings and block comments, and the block comment's closer."""
+    if syn is None:
+        return ()
+    return tuple(t.encode() for t in sorted({*syn.multiline, *(syn.block or ())}))
+
+
+class NewLines(Sequence[str]):
+    """The whole new-side file as lines (split on "\n" only), decoded on first use: most
+    files never need more than their hunks."""
+
+    __slots__ = ("blob", "_lines", "_count")
+
+    def __init__(self, blob: bytes) -> None:
+        self.blob = blob
+        self._lines: list[str] | None = None
+        self._count = -1
+
+    def _all(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.blob.decode("utf-8", "surrogateescape").split("\n")
+        return self._lines
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        if self._count < 0:
+            self._count = self.blob.count(b"\n") + 1
+        return self._count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+
+def new_lines(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> NewLines | None:
+    """The whole new-side file as lines, when its blob was read."""
     blob = blobs.get(fc.new_sha) if blobs is not None else None
-    return None if blob is None else blob.decode("utf-8", "surrogateescape").split("\n")
+    return None if blob is None else NewLines(blob)
 
 
-def start_states(lines: Sequence[str] | None, syn: Syntax | None, starts: Sequence[int]
+def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
                  ) -> dict[int, str]:
     """The lexer state (an open docstring or block comment) at each new-side line in `starts`.
 
     A hunk that begins inside a docstring or a /** comment */ is lexed from the whole file,
-    not from its first line: its prose is then never mistaken for code.
+    not from its first line: its prose is then never mistaken for code. Only the lines that
+    hold a state token can change the state (a line without one leaves an open string open
+    and opens nothing), so one regex over the bytes finds them and only they are lexed.
     """
-    openers = _multiline_openers(syn)
-    if lines is None or syn is None or openers is None or not starts:
+    tokens = _state_tokens(syn)
+    if blob is None or syn is None or not tokens or not starts:
         return {}
-    want = sorted(set(starts))
+    total = blob.count(b"\n") + 1  # lines of the file, as str.split("\n") counts them
+    want = sorted(s for s in set(starts) if s <= total)
     out: dict[int, str] = {}
     state = ""
-    k = 0
-    for no, text in enumerate(lines, 1):
-        while k < len(want) and want[k] == no:
-            out[no] = state
+    pos, no, k = 0, 1, 0  # `pos` starts line `no`
+    # the next place of each token at or after `pos` (bytes.find beats a regex alternation)
+    ahead = [blob.find(t) for t in tokens]
+    while k < len(want):
+        found = [a for a in ahead if a >= 0]
+        if not found:
+            break
+        first = min(found)
+        at = no + blob.count(b"\n", pos, first)
+        while k < len(want) and want[k] <= at:
+            if want[k] >= 1:
+                out[want[k]] = state
             k += 1
         if k == len(want):
             break
-        if state or openers.search(text) is not None:
-            state = split_line(text.rstrip("\r"), syn, state).state
+        begin = blob.rfind(b"\n", pos, first) + 1 or pos
+        end = blob.find(b"\n", first)
+        end = len(blob) if end < 0 else end
+        text = blob[begin:end].decode("utf-8", "surrogateescape")
+        state = split_line(text.rstrip("\r"), syn, state).state
+        pos, no = end + 1, at + 1
+        ahead = [a if a < 0 or a >= pos else blob.find(t, pos)
+                 for a, t in zip(ahead, tokens, strict=True)]
+    for rest in want[k:]:
+        if rest >= 1:
+            out[rest] = state
     return out
 
 
@@ -162,13 +225,19 @@ class FileHits(NamedTuple):
 
 def _run_line(info: FileInfo, plan: _Plan, line: Line) -> list[tuple[Rule, str]]:
     fired: list[tuple[Rule, str]] = []
+    raw = line.raw
     for check in plan.checks:
-        if any(r.id == check.rule.id for r, _ in fired) or \
-                not any(n in line.raw for n in check.needles):
+        for n in check.needles:
+            if n in raw:
+                break
+        else:
+            continue
+        rule = check.rule
+        if fired and any(r is rule or r.id == rule.id for r, _ in fired):
             continue
         message = check.check(info, line)
         if message is not None:
-            fired.append((check.rule, message))
+            fired.append((rule, message))
     return fired
 
 
@@ -176,6 +245,18 @@ def _code_view(syn: Syntax | None, text: str, state: str) -> tuple[str, str, str
     if syn is None:
         return text, "", ""
     return split_line(text, syn, state)
+
+
+def _side(lines: Sequence[DiffLine], i: int, other: str, step: int, n: int) -> list[str]:
+    """Up to `n` texts of the side of line `i` (lines of kind `other` are not on it), from
+    line i + step onwards in the direction of `step`."""
+    out: list[str] = []
+    j = i + step
+    while 0 <= j < len(lines) and len(out) < n:
+        if lines[j].kind != other:
+            out.append(lines[j].text)
+        j += step
+    return out
 
 
 def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
@@ -187,65 +268,69 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
         return out
     syn = syntax_for(info.language)
     pre = plan.prefilter
+    search = pre.search if pre is not None else None
     openers = _multiline_openers(syn)
+    opener_search = openers.search if openers is not None else None
     comment_starts = syn.line_comments if syn is not None else ()
+    holds_search = _HOLDS_CODE.search
     whole = info.new_lines
+    blob = whole.blob if isinstance(whole, NewLines) else None
     markers: list[tuple[Finding, str]] = []
-    states = start_states(whole, syn, [h.new_start for h in fc.hunks])
+    states = start_states(blob, syn, [h.new_start for h in fc.hunks]) if fc.hunks else {}
+    added_code, removed_code = out.added_code, out.removed_code
     for hunk in fc.hunks:
         new_state = states.get(hunk.new_start, "")
         old_state = ""
-        new_side = [ln for ln in hunk.lines if ln.kind != "-"]
-        old_side = [ln for ln in hunk.lines if ln.kind != "+"]
-        texts = [ln.text for ln in new_side]
-        old_texts = [ln.text for ln in old_side]
-        ni = oi = 0
-        for ln in hunk.lines:
+        lines = hunk.lines
+        for i, ln in enumerate(lines):
+            kind = ln.kind
             text = ln.text[:-1] if ln.text.endswith("\r") else ln.text
-            hit = ln.kind != " " and pre is not None and pre.search(text) is not None
-            lex = syn is not None and (hit or ln.kind != " " or openers is not None
-                                       and openers.search(text) is not None)
-            state = old_state if ln.kind == "-" else new_state
-            if ln.kind == " " and not (state or lex):
-                ni += 1
-                oi += 1
-                continue
-            code, comment, after = _code_view(syn, text, state) if (lex or state) else \
-                (text, "", "")
-            if ln.kind != "+":
+            if kind == " ":
+                if not new_state and (opener_search is None or opener_search(text) is None):
+                    continue
+                hit = False
+            else:
+                hit = search is not None and search(text) is not None
+            state = old_state if kind == "-" else new_state
+            if syn is None:
+                code, comment, after = text, "", ""
+            elif not state and syn.token.search(text) is None:
+                code, comment, after = text, "", ""  # what split_line says of such a line
+            else:
+                code, comment, after = split_line(text, syn, state)
+            if kind != "+":
                 old_state = after
-            if ln.kind != "-":
+            if kind != "-":
                 new_state = after
-            holds = bool(_HOLDS_CODE.search(code)) and not code.strip().startswith(comment_starts)
-            if ln.kind == " ":
-                ni += 1
-                oi += 1
+            if kind == " ":
                 continue
-            if ln.kind == "-":
+            holds = holds_search(code) is not None and not code.strip().startswith(
+                comment_starts)
+            if kind == "-":
                 if holds:
-                    out.removed_code.append(code)
+                    removed_code.append(code)
                 if hit:
+                    before = _side(lines, i, "+", -1, 1)
                     line = Line(ln.old_no or 0, text, code, comment,
-                                old_texts[oi + 1: oi + 1 + _FOLLOWING],
-                                old_texts[oi - 1] if oi > 0 else "")
+                                _side(lines, i, "+", 1, _FOLLOWING), before[0] if before else "")
                     out.removed.extend((rule.id, text) for rule, _ in _run_line(info, plan, line))
-                oi += 1
                 continue
             if holds:
-                out.added_code.append(code)
-            if hit and ln.new_no is not None:
-                previous = (whole[ln.new_no - 2] if whole is not None and ln.new_no >= 2
-                            and ln.new_no - 2 < len(whole)
-                            else texts[ni - 1] if ni > 0 else "")
-                line = Line(ln.new_no, text, code, comment, texts[ni + 1: ni + 1 + _FOLLOWING],
+                added_code.append(code)
+            no = ln.new_no
+            if hit and no is not None:
+                before = _side(lines, i, "-", -1, 1)
+                previous = (before[0] if before
+                            else whole[no - 2] if whole is not None and 2 <= no <= len(whole) + 1
+                            else "")
+                line = Line(no, text, code, comment, _side(lines, i, "-", 1, _FOLLOWING),
                             previous.rstrip("\r"))
                 for rule, message in _run_line(info, plan, line):
-                    found = finding(rule, fc.path, ln.new_no, message)
+                    found = finding(rule, fc.path, no, message)
                     if rule is conflicts.CONFLICT:
                         markers.append((found, text[0]))
                     else:
                         out.added.append(Hit(found, text))
-            ni += 1
     out.added.extend(Hit(f, "") for f in conflicts.collapse(markers))
     return out
 
