@@ -28,7 +28,7 @@ from review_agent.records import (
     Excerpt,
     FileChange,
 )
-from review_agent.secrets import SecretHit, known
+from review_agent.secrets import SecretHit, known, regions
 from review_agent.secrets.decode import decode_wide
 
 SNIFF = 8192  # bytes looked at for NUL (binary) and generated-code markers
@@ -205,14 +205,21 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: boo
     """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     redacted = 0
-    # removed lines are redacted together, so a key split over lines is still caught
+    # removed lines are redacted with the old side of their hunk (its unchanged lines
+    # too), so a key split over lines, or a value whose name stays, is still caught
     removed = [ln for h in fc.hunks for ln in h.lines if ln.kind == "-"]
     removed_text: dict[int, str] = {}
-    if removed:
-        text, hits = secrets.redact("\n".join(ln.text for ln in removed), fc.path,
+    for h in fc.hunks:
+        old_side = [ln for ln in h.lines if ln.kind != "+"]
+        if not any(ln.kind == "-" for ln in old_side):
+            continue
+        text, hits = secrets.redact("\n".join(ln.text for ln in old_side), fc.path,
                                     allow=allow, allow_paths=allow_paths, recall=recall)
         redacted += len(hits)
-        removed_text = _aligned(text, len(removed))
+        aligned = _aligned(text, len(old_side))
+        for i, ln in enumerate(old_side):
+            if ln.kind == "-":
+                removed_text[len(removed_text)] = aligned[i]
     blob_hits: list[SecretHit] | None = None
     if fc.status == "D":
         order = {id(ln): i for i, ln in enumerate(removed)}
@@ -221,9 +228,9 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: boo
                               if ln.kind == "-"))
             for h in fc.hunks if any(ln.kind == "-" for ln in h.lines))
     else:
-        new_lines, blob_hits, n = _new_side(fc, blob, options, recall)
+        excerpts, blob_hits, n = _new_side_excerpts(fc, blob, options, recall, removed,
+                                                    removed_text)
         redacted += n
-        excerpts = _excerpts(fc, new_lines, removed, removed_text, options.context_lines)
     language = "symlink" if fc.is_symlink else language_of(fc.path)
     return ContextFile(fc.path, fc.old_path, fc.status, language, excerpts), redacted, blob_hits
 
@@ -236,21 +243,61 @@ def _aligned(text: str, count: int) -> dict[int, str]:
     return dict(enumerate(lines))
 
 
-def _new_side(fc: FileChange, blob: bytes | None, options: Options, recall: bool
-              ) -> tuple[dict[int, str], list[SecretHit] | None, int]:
-    """New-side line number -> redacted text (the whole staged blob, else the hunks), the
-    blob's hits, and how many secrets were redacted."""
+def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, recall: bool,
+                       removed: list[DiffLine], removed_text: dict[int, str]
+                       ) -> tuple[tuple[Excerpt, ...], list[SecretHit] | None, int]:
+    """The excerpts of a changed file, the hits of what was scanned of its staged blob
+    (None without a blob), and how many secrets were redacted.
+
+    With a blob, only what can leave is scanned and redacted: the excerpt lines and their
+    headers, widened by every rule's reach (see secrets.regions); the added lines are
+    inside the excerpts, so every hit that touches one is among the hits.
+    """
+    if blob is None:
+        shown, n = _hunks_redacted(fc, options, recall)
+        layout = _layout(fc, max(shown, default=0), removed, removed_text,
+                         options.context_lines)
+        language = language_of(fc.path)
+        return _build(fc, layout, shown.get, lambda first: find_header_line(
+            shown.get, first, language)), None, n
+    text = blob_text(blob)
+    last = regions.line_count(text)
+    layout = _layout(fc, last, removed, removed_text, options.context_lines)
+    windows = layout[0]
+    top = max((hi for _, hi, _ in windows), default=0)
+    reach = regions.RECALL_REACH if recall else regions.PRECISE_REACH
+    lines = text.split("\n", top + reach + 1)  # the lines after the last region stay one piece
+    limit = min(last, top + reach)
+
+    def raw(n: int) -> str | None:
+        return lines[n - 1] if 1 <= n <= limit else None
+
+    language = language_of(fc.path)
+    headers = {first: find_header_line(raw, first, language) for _, _, first in windows}
+    wanted = [(lo, hi) for lo, hi, _ in windows] + [(h, h) for h in headers.values() if h]
+    blocks = regions.key_blocks(text)
+    spans = regions.regions(wanted, last, reach, blocks)
+    if recall and (language not in SOURCE or regions.covered(spans) * 2 >= last):
+        spans = [(1, last)] if last else []  # a document's structure reaches anywhere
+    red: dict[int, str] = {}
+    hits: list[SecretHit] = []
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
-    if blob is not None:
-        text, hits = secrets.redact(blob_text(blob), fc.path, allow=allow,
-                                    allow_paths=allow_paths, recall=recall)
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()  # the empty piece after a final newline is not a line
-        return {i: t for i, t in enumerate(lines, 1)}, hits, len(hits)
+    for lo, piece in regions.pieces(text, spans):
+        done, found = secrets.redact(piece, fc.path, allow=allow, allow_paths=allow_paths,
+                                     recall=recall, first_line=lo)
+        hits.extend(found)
+        count = piece.count("\n") + 1
+        red.update(zip(range(lo, lo + count), _aligned(done, count).values(), strict=True))
+    return _build(fc, layout, red.get, headers.get), hits, len(hits)
+
+
+def _hunks_redacted(fc: FileChange, options: Options, recall: bool
+                    ) -> tuple[dict[int, str], int]:
+    """No blob (too large to read): each hunk's new side as git shows it, redacted whole."""
+    allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     out: dict[int, str] = {}
     n = 0
-    for h in fc.hunks:  # no blob: each hunk's new side as git shows it, redacted whole
+    for h in fc.hunks:
         side = [ln for ln in h.lines if ln.kind != "-" and ln.new_no is not None]
         if not side:
             continue
@@ -259,7 +306,7 @@ def _new_side(fc: FileChange, blob: bytes | None, options: Options, recall: bool
         n += len(hits)
         for i, t in _aligned(text, len(side)).items():
             out[side[i].new_no or 0] = t
-    return out, None, n
+    return out, n
 
 
 def blob_text(blob: bytes) -> str:
@@ -268,33 +315,48 @@ def blob_text(blob: bytes) -> str:
     return wide if wide is not None else blob.decode("utf-8", "surrogateescape")
 
 
-def _excerpts(fc: FileChange, new_lines: dict[int, str], removed: list[DiffLine],
-              removed_text: dict[int, str], context: int) -> tuple[Excerpt, ...]:
+# windows [lo, hi, first changed line], added line numbers, removed lines by the new line
+# they sit before
+Layout = tuple[list[list[int]], set[int], dict[int, list[DiffLine]]]
+
+
+def _layout(fc: FileChange, last: int, removed: list[DiffLine],
+            removed_text: dict[int, str], context: int) -> Layout:
+    """Where the excerpts are: each run of changes with `context` lines around it, runs
+    merged when their windows touch."""
     added: set[int] = set()
-    gaps: dict[int, list[DiffLine]] = {}  # new line number a removed line sits before
+    gaps: dict[int, list[DiffLine]] = {}
     index = {id(ln): i for i, ln in enumerate(removed)}
     runs = [run for h in fc.hunks for run in _change_runs(
         h.lines, h.new_start, h.new_len, added, gaps, index, removed_text)]
-    last = max(new_lines) if new_lines else 0
-    windows: list[list[int]] = []  # [lo, hi, first changed line], merged when they touch
+    windows: list[list[int]] = []
     for run_lo, run_hi, first in sorted(runs):
         lo, hi = max(1, run_lo - context), min(last, run_hi + context)
         if windows and lo <= windows[-1][1] + 1:
             windows[-1][1] = max(windows[-1][1], hi)
         else:
             windows.append([lo, hi, first])
+    return windows, added, gaps
+
+
+def _build(fc: FileChange, layout: Layout, get: Callable[[int], str | None],
+           header_line: Callable[[int], int | None]) -> tuple[Excerpt, ...]:
+    """The excerpts of a layout, each line's (redacted) text from `get`."""
+    windows, added, gaps = layout
     old_of = _old_numbers(fc)
-    language = language_of(fc.path)
     out: list[Excerpt] = []
     for lo, hi, first in windows:
         lines: list[DiffLine] = []
         for n in range(lo, hi + 2):
             lines.extend(gaps.get(n, ()))
-            if n <= hi and n in new_lines:
-                kind = "+" if n in added else " "
-                lines.append(DiffLine(kind, None if kind == "+" else old_of(n), n,
-                                      new_lines[n]))
-        out.append(Excerpt(find_header(new_lines.get, first, language), tuple(lines)))
+            if n <= hi:
+                text = get(n)
+                if text is not None:
+                    kind = "+" if n in added else " "
+                    lines.append(DiffLine(kind, None if kind == "+" else old_of(n), n, text))
+        h = header_line(first)
+        header = get(h) if h else None
+        out.append(Excerpt(header.strip() if header else "", tuple(lines)))
     return tuple(out)
 
 
@@ -369,9 +431,17 @@ def _indent(text: str) -> int:
 
 def find_header(get: Callable[[int], str | None], line_no: int, language: str) -> str:
     """The nearest line above `line_no` with less indentation that opens a def/class."""
+    h = find_header_line(get, line_no, language)
+    text = get(h) if h else None
+    return text.strip() if text else ""
+
+
+def find_header_line(get: Callable[[int], str | None], line_no: int, language: str
+                     ) -> int | None:
+    """The number of the line find_header names, or None."""
     pattern = HEADERS.get(language)
     if pattern is None:
-        return ""
+        return None
     start = get(line_no)
     n = line_no
     while start is not None and not start.strip():  # a blank changed line: use the next one
@@ -382,17 +452,17 @@ def find_header(get: Callable[[int], str | None], line_no: int, language: str) -
         text = get(k)
         if text is None:
             break
-        if not text.strip():
-            continue
+        if not text.strip() or (level < len(text) and not text[:level].strip(" \t")):
+            continue  # blank, or indented at least as deep (its first `level` are blanks)
         ind = _indent(text)
         if ind >= level:
             continue
         if pattern.match(text.strip()):
-            return text.strip()
+            return k
         level = ind
         if ind == 0:
             break
-    return ""
+    return None
 
 
 def file_size(cf: ContextFile) -> int:

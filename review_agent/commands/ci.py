@@ -147,8 +147,10 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
         from review_agent.report.github import append_summary
+        from review_agent.secrets import known
 
-        append_summary(report, summary)  # the github format writes its own
+        # the github format writes its own; a secret found in the change is never shown
+        append_summary(known.scrub_all(report._replace(files=())), summary)
     from review_agent.commands.secret_gate import secret_gate
 
     return max(exit_code(report, options, review_incomplete(report)),

@@ -183,12 +183,13 @@ def _rule(entry: dict[str, Any], i: int, warn: Callable[[str], None]) -> CustomR
 
 
 def apply(text: str, path: str, hits: Sequence[SecretHit],
-          config: GitleaksConfig | None = None) -> list[SecretHit]:
-    """`hits` plus the custom rules' matches, each allowed where the config says so."""
+          config: GitleaksConfig | None = None, first_line: int = 1) -> list[SecretHit]:
+    """`hits` plus the custom rules' matches, each allowed where the config says so;
+    `text` is a piece of the file starting at line `first_line`."""
     cfg = active() if config is None else config
     if cfg is EMPTY or cfg == EMPTY:
         return list(hits)
-    out = list(hits) + _custom_hits(text, path, cfg.rules)
+    out = list(hits) + _custom_hits(text, path, cfg.rules, first_line)
     gids = {r.id: r.gitleaks_id for r in cfg.rules}
     lists_of = {r.id: r.allowlists for r in cfg.rules}
     result = []
@@ -203,7 +204,8 @@ def apply(text: str, path: str, hits: Sequence[SecretHit],
     return result
 
 
-def _custom_hits(text: str, path: str, rules: Sequence[CustomRule]) -> list[SecretHit]:
+def _custom_hits(text: str, path: str, rules: Sequence[CustomRule], first_line: int = 1
+                 ) -> list[SecretHit]:
     out: list[SecretHit] = []
     low: str | None = None
     for rule in rules:
@@ -221,7 +223,7 @@ def _custom_hits(text: str, path: str, rules: Sequence[CustomRule]) -> list[Secr
             if not value or (rule.entropy is not None and _entropy(value) < rule.entropy):
                 continue
             start, end = m.span(g)
-            line = text.count("\n", 0, start) + 1
+            line = text.count("\n", 0, start) + first_line
             out.append(SecretHit(rule.id, rule.description, path, line,
                                  line + text.count("\n", start, end), start, end, value,
                                  "error", True, False, False))

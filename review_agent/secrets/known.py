@@ -46,6 +46,12 @@ def remember(hits: Iterable[SecretHit]) -> None:
             _values.update(new)
 
 
+def remember_values(values: dict[str, str]) -> None:
+    """Remember values with their placeholders, as `values()` returned them."""
+    with _lock:
+        _values.update(values)
+
+
 def _distinctive(value: str) -> bool:
     """Worth masking everywhere: not a word that ordinary text is full of (`CRAM-MD5`)."""
     if len(value) < MIN_LEN or value.isspace():
@@ -88,10 +94,24 @@ def scrub_all(obj: Any) -> Any:
     return _scrub(obj)
 
 
+def _found_in_file(record: Any) -> bool:
+    """Whether a remembered value occurs in a file record (ContextFile, ReviewedFile):
+    its strings and its excerpts' headers and line texts, searched as one text."""
+    texts = [v for v in record if isinstance(v, str)]
+    for ex in record.excerpts:
+        texts.append(ex.header)
+        texts.extend(ln.text for ln in ex.lines)
+    with _lock:
+        table = dict(_values)
+    return bool(table) and _pattern(frozenset(table)).search("\n".join(texts)) is not None
+
+
 def _scrub(obj: Any) -> Any:
     if isinstance(obj, str):
         return scrub(obj)
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        if "excerpts" in obj._fields and not _found_in_file(obj):
+            return obj  # a file of the diff without any: one search, not one per line
         return type(obj)(*(_scrub(v) for v in obj))
     if isinstance(obj, (list, tuple)):
         return type(obj)(_scrub(v) for v in obj)

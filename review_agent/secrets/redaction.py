@@ -68,7 +68,7 @@ def placeholder(hit: SecretHit) -> str:
 
 
 def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
-           allow_paths: Sequence[str] = (), recall: bool = True
+           allow_paths: Sequence[str] = (), recall: bool = True, first_line: int = 1
            ) -> tuple[str, list[SecretHit]]:
     """Replace every secret (both tiers, allowed ones too, the recall tier included) by a
     placeholder, keeping the rest of its line: `api_key = [REDACTED:<rule>:<hash6>]`.
@@ -76,9 +76,10 @@ def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
     The result has exactly as many lines as `text` (split on "\\n" only): a private key
     block and a value split over lines get the placeholder on each of their lines. Every
     detected value is also replaced wherever else it appears in `text`, and remembered for
-    the rest of the change (see `known`).
+    the rest of the change (see `known`). `first_line`: as in scan_text.
     """
-    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, recall=recall)
+    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, recall=recall,
+                     first_line=first_line)
     if not hits:
         return known.scrub(text), hits
     known.remember(hits)

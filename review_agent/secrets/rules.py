@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from itertools import chain
 from typing import NamedTuple
 
 from review_agent.secrets.cli import CLI
@@ -31,71 +30,49 @@ BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 GENERIC_KINDS = frozenset({"assign", "url", "entropy"})
 
 
-# Characters from most to least frequent in lowercased source code (CPython's stdlib);
-# each keyword is found through its rarest character, so the prefilter regex starts at
-# few positions of a file instead of at every letter.
-FREQUENCY = (
-    " etsarinol\ncdfpu_m'h.0)(,gxb:\"=#yw-vk>12\\[]53486zj9*q7/%+<}{`!@;|?&^~$"
-)
-RANK = {ch: i for i, ch in enumerate(FREQUENCY)}
-
-
-# A keyword holding a character at least this rare is found through that character; the
-# others (words of frequent letters: provider names) through a trie anchored on their first
-# letter, whose branches fail on the second character at most positions.
-RARE_FROM = RANK["g"]
-
-
 class KeywordIndex(NamedTuple):
-    regex: re.Pattern[str]  # matches at the anchor character of some keyword
-    at: dict[str, tuple[tuple[int, str], ...]]  # anchor -> (offset in keyword, keyword)
-    common: tuple[str, ...]  # keywords found with one str.find pass each (none today)
+    regex: re.Pattern[str]  # a trie of the keywords that hold no other keyword
+    holders: dict[str, tuple[tuple[int, str], ...]]  # such a keyword -> (its offset, a
+    # keyword found where it is found: itself at 0 first, then the longer ones holding it)
     rules: dict[str, tuple[Rule, ...]]  # keyword -> the rules it wakes
-    words: re.Pattern[str]  # matches at the first letter of a keyword of frequent letters
 
-    def anchors(self, low: str) -> Iterator[re.Match[str]]:
-        """Every anchor position in the lowercased text (two passes, not in order)."""
-        return chain(self.regex.finditer(low), self.words.finditer(low))
+    def hits(self, low: str) -> Iterator[tuple[int, str]]:
+        """(start, keyword) of every keyword in the lowercased text, in order.
+
+        One C-level pass of the trie; after each match the search resumes one character
+        later, so keywords that overlap (not one inside another) are all found.
+        """
+        search, holders = self.regex.search, self.holders
+        m = search(low)
+        while m is not None:
+            a = m.start()
+            for off, kw in holders[m.group()]:
+                if not off and len(kw) == m.end() - a or (
+                        a >= off and low.startswith(kw, a - off)):
+                    yield a - off, kw
+            m = search(low, a + 1)
 
 
 @lru_cache(maxsize=1)
 def keyword_index() -> KeywordIndex:
-    """The prefilter: one regex over the lowercased text, anchored on rare characters."""
+    """The prefilter: one trie regex over the lowercased text.
+
+    A keyword that holds a shorter keyword is checked wherever the shorter one is found,
+    so the trie holds only keywords none of which holds another: at most one of them
+    starts at any position, and a match names it.
+    """
     rules_of: dict[str, list[Rule]] = {}
     for rule in RULES:
         for kw in rule.keywords:
             rules_of.setdefault(kw, []).append(rule)
-    anchor: dict[str, tuple[str, int]] = {}  # keyword -> (anchor character, its offset)
-    words: dict[str, list[str]] = {}
-    rare: dict[str, list[tuple[int, str]]] = {}
     inside = _dominated(set(rules_of))
-    for kw in sorted(rules_of):
-        if kw in inside:
-            continue
-        off = max(range(len(kw)), key=lambda i: (RANK.get(kw[i], len(RANK)), -i))
-        if RANK.get(kw[off], len(RANK)) >= RARE_FROM:
-            rare.setdefault(kw[off], []).append((off, kw))
-            anchor[kw] = (kw[off], off)
-        else:
-            words.setdefault(kw[0], []).append(kw)
-            anchor[kw] = (kw[0], 0)
-    at: dict[str, list[tuple[int, str]]] = {}
-    for kw, (ch, off) in anchor.items():
-        at.setdefault(ch, []).append((off, kw))
-    # A keyword holding a shorter one is checked wherever the shorter one is found: the
-    # regexes hold only the shortest keywords.
+    roots = sorted(kw for kw in rules_of if kw not in inside)
+    holders: dict[str, list[tuple[int, str]]] = {kw: [(0, kw)] for kw in roots}
     for kw, (short, pos) in sorted(inside.items()):
-        ch, off = anchor[short]
-        at.setdefault(ch, []).append((pos + off, kw))
-    branches = [re.escape(ch) + _around([(kw[:off][::-1], kw[off + 1:]) for off, kw in entries])
-                for ch, entries in sorted(rare.items())]
-    trie = "|".join(re.escape(ch) + ("" if "" in rests else f"(?={_trie(rests)})")
-                    for ch, rests in sorted((ch, [kw[1:] for kw in kws])
-                                            for ch, kws in words.items()))
+        holders[short].append((pos, kw))
     rules = {kw: tuple(rs) for kw, rs in rules_of.items()}
-    return KeywordIndex(re.compile("|".join(branches) or "(?!)"),
-                        {ch: tuple(e) for ch, e in at.items()}, (), rules,
-                        re.compile(trie or "(?!)"))
+    return KeywordIndex(re.compile(_trie(roots) if roots else "(?!)"),
+                        {kw: tuple(hs) for kw, hs in holders.items()}, rules)
 
 
 def _dominated(keywords: set[str]) -> dict[str, tuple[str, int]]:
@@ -111,27 +88,6 @@ def _dominated(keywords: set[str]) -> dict[str, tuple[str, int]]:
         if best is not None:
             out[kw] = best
     return out
-
-
-def _around(parts: list[tuple[str, str]], depth: int = 0) -> str:
-    """After an anchor: any (characters before it, nearest first; characters after it).
-
-    The characters before are tested as a trie of lookbehinds, one character per level, so
-    an anchor of a hundred keywords costs a few tests at most positions, not a hundred.
-    """
-    here = [post for pre, post in parts if len(pre) == depth]
-    deeper: dict[str, list[tuple[str, str]]] = {}
-    for pre, post in parts:
-        if len(pre) > depth:
-            deeper.setdefault(pre[depth], []).append((pre, post))
-    alts = []
-    if here:
-        alts.append("" if "" in here else f"(?={_trie(here)})")
-    for ch, sub in sorted(deeper.items()):
-        alts.append(f"(?<={re.escape(ch)}{'.' * (depth + 1)})" + _around(sub, depth + 1))
-    if len(alts) == 1:
-        return alts[0]
-    return "(?:" + "|".join(alts) + ")"
 
 
 def _trie(words: list[str]) -> str:

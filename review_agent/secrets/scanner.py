@@ -39,17 +39,20 @@ class Candidate(NamedTuple):
 
 
 def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
-              allow_paths: Sequence[str] = (), recall: bool = False) -> list[SecretHit]:
+              allow_paths: Sequence[str] = (), recall: bool = False,
+              first_line: int = 1) -> list[SecretHit]:
     """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs.
 
     `recall=True` adds the redaction-only tier (credential-like names in every syntax,
     keyword-less tokens, decoded and joined values): what redaction must remove although
-    it is never reported.
+    it is never reported. `first_line` numbers the lines of a piece of a file as the file
+    does (hits, and a .gitleaksignore entry, name the file's lines).
     """
     if not text:
         return []
-    hits = _hits(text, path, _all_candidates(text, path, recall, True), allow, allow_paths)
-    return gitleaks_config.apply(text, path, hits)  # a repository's .gitleaks.toml
+    hits = _hits(text, path, _all_candidates(text, path, recall, True), allow, allow_paths,
+                 first_line)
+    return gitleaks_config.apply(text, path, hits, first_line=first_line)  # .gitleaks.toml
 
 
 def _all_candidates(text: str, path: str, recall: bool, derive: bool) -> list[Candidate]:
@@ -144,30 +147,14 @@ def _keyword_spans(text: str) -> dict[Rule, list[tuple[int, int]]]:
     low = lowered(text)
     n = len(text)
     raw: dict[Rule, list[tuple[int, int]]] = {}
-    last_line = (-1, -1)
-    for m in index.anchors(low):
-        a = m.start()
-        if last_line[0] <= a < last_line[1]:
-            ls, le = last_line
-        else:
+    ls = le = -1  # the line of the previous keyword
+    for a, kw in index.hits(low):
+        if not ls <= a < le:
             ls = text.rfind("\n", 0, a) + 1
             le = text.find("\n", a)
             le = n if le < 0 else le
-            last_line = (ls, le)
-        for off, kw in index.at[low[a]]:
-            if not low.startswith(kw, a - off):
-                continue
-            for rule in index.rules[kw]:
-                _add_span(raw, rule, text, max(ls, a - NEAR), min(le, a + 2 * NEAR))
-    for kw in index.common:
-        a = low.find(kw)
-        while a >= 0:
-            ls = text.rfind("\n", 0, a) + 1
-            le = text.find("\n", a)
-            le = n if le < 0 else le
-            for rule in index.rules[kw]:
-                _add_span(raw, rule, text, max(ls, a - NEAR), min(le, a + 2 * NEAR))
-            a = low.find(kw, a + 1)
+        for rule in index.rules[kw]:
+            _add_span(raw, rule, text, max(ls, a - NEAR), min(le, a + 2 * NEAR))
     for spans in raw.values():
         if len(spans) > 1:
             _merge(spans)
@@ -335,9 +322,9 @@ def _unique(cands: list[Candidate]) -> list[Candidate]:
 
 
 def _hits(text: str, path: str, cands: list[Candidate], allow: Sequence[str],
-          allow_paths: Sequence[str]) -> list[SecretHit]:
+          allow_paths: Sequence[str], first_line: int = 1) -> list[SecretHit]:
     hits: list[SecretHit] = []
-    line_no, pos = 1, 0
+    line_no, pos = first_line, 0
     path_ok = path_allowed(path, allow_paths) if allow_paths else False
     for c in cands:
         line_no += text.count("\n", pos, c.start)

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 
 from review_agent.records import Change, FileChange
-from review_agent.secrets import known
+from review_agent.secrets import known, regions
 from review_agent.secrets.decode import to_text
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
@@ -25,8 +25,8 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
                 allow: Sequence[str] = (), allow_paths: Sequence[str] = ()) -> list[SecretHit]:
     """Secrets touching an added line of the change (new-side line numbers).
 
-    The staged blob around the added lines is scanned too, so a multi-line key or a keyword
-    on an unchanged line above still counts; offsets are then within the blob text.
+    The staged blob around the added lines is scanned too, as far as any rule reaches, so
+    a multi-line key or a keyword on an unchanged line above still counts.
     """
     hits: list[SecretHit] = []
     for fc in change.files:
@@ -49,8 +49,12 @@ def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
     added = {no for no, _ in fc.added_lines}
     if not added:
         return []
-    if text is not None:
-        found = scan_text(text, fc.path, allow=allow, allow_paths=allow_paths)
+    if text is not None:  # the added lines and as far around them as any rule reaches
+        spans = regions.regions(regions.runs(added), regions.line_count(text),
+                                regions.PRECISE_REACH, regions.key_blocks(text))
+        found = [h for lo, piece in regions.pieces(text, spans)
+                 for h in scan_text(piece, fc.path, allow=allow, allow_paths=allow_paths,
+                                    first_line=lo)]
         return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
     out: list[SecretHit] = []
     for hunk in fc.hunks:  # no blob (too large): the new side of each hunk, as git shows it
