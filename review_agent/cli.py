@@ -41,12 +41,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv[:1] == ["hook"] and not _skipped():
             import os
 
-            from review_agent.fast_hook import nothing_staged
+            from review_agent.fast_hook import staged_records
 
-            if nothing_staged(argv[1:], os.environ):
+            records = staged_records(argv[1:], os.environ)
+            if records == b"":
                 if "-q" not in argv and "--quiet" not in argv:
                     sys.stdout.write(NOTHING_STAGED)
                 return 0
+            from review_agent import staged_read
+
+            if staged_read.wanted(argv[1:], os.environ):
+                # git reads the change on the other core while the rest is imported
+                staged_read.start(records)
+        elif "review_agent.staged_read" in sys.modules:
+            sys.modules["review_agent.staged_read"].forget()
         from review_agent.arguments import command_of, hoist
 
         argv = hoist(argv)

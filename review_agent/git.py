@@ -18,17 +18,11 @@ from typing import NamedTuple
 
 from review_agent import diff
 from review_agent.errors import GitError, NotAGitRepository
-from review_agent.proc import ProcResult, run
+from review_agent.git_env import HOSTILE_ENV, SAFE_CONFIG, child_env
+from review_agent.proc import ProcResult, Session, run
 from review_agent.proc import stream as proc_stream
 from review_agent.records import Change
 
-# Variables that change diff output or how pathspecs are read. GIT_INDEX_FILE, GIT_DIR and
-# GIT_WORK_TREE are kept on purpose: inside a hook git sets them and they are right.
-HOSTILE_ENV = (
-    "GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF", "GIT_DIFF_PATH_COUNTER", "GIT_DIFF_PATH_TOTAL",
-    "GIT_PAGER", "PAGER", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
-    "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
-)
 DIFF_OPTIONS = (
     "-z", "--raw", "--numstat", "-p", "-M", "-U3", "--inter-hunk-context=0", "--full-index",
     "--no-abbrev", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
@@ -37,17 +31,15 @@ DIFF_OPTIONS = (
 )
 
 
-# Before every command: nothing the repository configures may run. `core.fsmonitor` names
-# a program that `diff-index` and `ls-files` execute; no pager; quoted paths stay raw.
-SAFE_CONFIG = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
 SYMLINK_MODE = "120000"
+
+
+__all__ = ["HOSTILE_ENV", "SAFE_CONFIG"]  # re-exported: the one list of each
 
 
 def git_env() -> dict[str, str]:
     """The environment of every git child: hostile variables dropped, optional locks off."""
-    env = {k: v for k, v in os.environ.items() if k not in HOSTILE_ENV}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    return env
+    return child_env(os.environ)
 
 
 def _first_line(stderr: bytes) -> str:
@@ -100,6 +92,24 @@ def toplevel(cwd: str | Path) -> Path:
     return Path(top)
 
 
+def toplevel_and_head(cwd: str | Path) -> tuple[Path, str | None] | None:
+    """The top level and HEAD's commit (None before the first commit) from one rev-parse;
+    None for anything else (not a repository, a bare one...): `toplevel` says what."""
+    if not os.path.isdir(cwd):
+        return None
+    try:
+        res = _git(cwd, "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD^{commit}",
+                   ok=range(256))
+    except GitError:
+        return None
+    lines = _out(res).split("\n")
+    if res.returncode == 0 and len(lines) == 2 and lines[0] and lines[1]:
+        return Path(lines[0]), lines[1]
+    if res.returncode == 1 and len(lines) == 1 and lines[0]:  # no commit yet
+        return Path(lines[0]), None
+    return None
+
+
 def _abs_path(root: str | Path, *args: str) -> Path:
     return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args)))
 
@@ -150,13 +160,16 @@ def _literal(paths: Sequence[str]) -> list[str]:
     return out
 
 
-def staged_change(root: str | Path, paths: Sequence[str] | None = None) -> Change:
+def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
+                  base: str | None = None) -> Change:
     """The index (GIT_INDEX_FILE when set) against HEAD, or the empty tree before a commit.
 
     `paths` restrict the change; they are relative to the top level and taken literally.
+    `base` is HEAD's commit (or the empty tree) when the caller knows it already.
     At most three git processes: rev-parse, (hash-object,) diff-index.
     """
-    base = head(root) or empty_tree(root)
+    if base is None:
+        base = head(root) or empty_tree(root)
     args = ["diff-index", "--cached", *DIFF_OPTIONS, base, "--"]
     if paths is not None:
         if not paths:
@@ -297,32 +310,85 @@ def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
                ) -> dict[str, bytes | None]:
     """Blob contents by id, None for blobs over `max_bytes`, missing ids and non-blobs.
 
-    Two processes whatever the count: `cat-file --batch-check` for sizes, then
-    `cat-file --batch` for the blobs within the limit. All-zero ids are skipped.
+    One `cat-file --batch-command` process whatever the count (two processes on a git
+    older than 2.36). All-zero ids are skipped.
     """
     return read_blobs_sized(root, shas, max_bytes)[0]
 
 
-def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int
-                     ) -> tuple[dict[str, bytes | None], dict[str, int]]:
+BlobsAndSizes = tuple[dict[str, bytes | None], dict[str, int]]
+
+
+def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int) -> BlobsAndSizes:
     """`read_blobs`, plus the size of every blob found (read or not)."""
     wanted = list(dict.fromkeys(s for s in shas if s and s.strip("0")))
     out: dict[str, bytes | None] = dict.fromkeys(wanted)
-    sizes: dict[str, int] = {}
     if not wanted:
-        return out, sizes
+        return out, {}
     for s in wanted:
         if not all(c in "0123456789abcdef" for c in s):
             raise GitError(f"not an object id: {s!r}")
-    check = _git(root, "cat-file", "--batch-check", stdin="\n".join(wanted).encode() + b"\n")
-    small: list[str] = []
-    lines = check.stdout.decode("ascii", "replace").split("\n")
-    for sha, line in zip(wanted, lines, strict=False):  # one line per id, then ""
-        fields = line.split(" ")
-        if len(fields) == 3 and fields[1] == "blob":
+    found = _batch_command(root, wanted, max_bytes)
+    if found is None:  # git before 2.36, or it failed: the two-process way says why
+        return _check_then_batch(root, wanted, max_bytes)
+    return found
+
+
+def _sizes(wanted: Sequence[str], lines: Iterable[bytes]) -> dict[str, int] | None:
+    """The blob sizes of `info`/`--batch-check` answers, one per id in order; None when an
+    answer is not about its id (the protocol went wrong)."""
+    sizes: dict[str, int] = {}
+    for sha, line in zip(wanted, lines, strict=True):
+        fields = line.decode("ascii", "replace").split(" ")
+        if fields[0] != sha:
+            return None
+        if len(fields) == 3 and fields[1] == "blob" and fields[2].isdigit():
             sizes[sha] = int(fields[2])
-            if sizes[sha] <= max_bytes:
-                small.append(sha)
+    return sizes
+
+
+def _batch_command(root: str | Path, wanted: Sequence[str], max_bytes: int
+                   ) -> BlobsAndSizes | None:
+    """Sizes, then the contents of the blobs within `max_bytes`, from one process: `info`
+    for every id, then `contents` for the small ones (a large blob is never sent)."""
+    try:
+        session = Session(("git", *SAFE_CONFIG, "cat-file", "--batch-command", "--buffer"),
+                          cwd=root, env=git_env())
+    except OSError:
+        return None
+    try:
+        session.send(b"".join(b"info %s\n" % s.encode() for s in wanted) + b"flush\n")
+        sizes = _sizes(wanted, (session.readline().rstrip(b"\n") for _ in wanted))
+        if sizes is None:
+            return None
+        small = [s for s in wanted if sizes.get(s, max_bytes + 1) <= max_bytes]
+        session.send(b"".join(b"contents %s\n" % s.encode() for s in small), close=True)
+        out: dict[str, bytes | None] = dict.fromkeys(wanted)
+        for sha in small:
+            header = session.readline().rstrip(b"\n").split(b" ")
+            if len(header) != 3 or header[0] != sha.encode() or int(header[2]) != sizes[sha]:
+                return None
+            data = session.read(sizes[sha] + 1)
+            if len(data) != sizes[sha] + 1:
+                return None
+            out[sha] = data[:-1]
+        return out, sizes
+    except (OSError, ValueError):  # a pipe closed early, a garbled header
+        return None
+    finally:
+        session.close()
+
+
+def _check_then_batch(root: str | Path, wanted: Sequence[str], max_bytes: int
+                      ) -> BlobsAndSizes:
+    """`cat-file --batch-check` for the sizes, then `cat-file --batch` for the small blobs."""
+    out: dict[str, bytes | None] = dict.fromkeys(wanted)
+    check = _git(root, "cat-file", "--batch-check", stdin="\n".join(wanted).encode() + b"\n")
+    lines = check.stdout.split(b"\n")[:len(wanted)]
+    sizes = _sizes(wanted, lines) if len(lines) == len(wanted) else None
+    if sizes is None:
+        raise GitError("cat-file --batch-check answered out of order")
+    small = [s for s in wanted if sizes.get(s, max_bytes + 1) <= max_bytes]
     if not small:
         return out, sizes
     data = _git(root, "cat-file", "--batch", stdin="\n".join(small).encode() + b"\n").stdout

@@ -7,17 +7,17 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from review_agent import git
+from review_agent import git, staged_read
 from review_agent.config import Options
-from review_agent.records import NULL_IDS, Change, ContextBundle, Finding, Report, ReviewedFile
+from review_agent.records import Change, ContextBundle, Finding, Report, ReviewedFile
+from review_agent.staged_read import BLOB_READ_LIMIT
 
 if TYPE_CHECKING:
     from review_agent.models.base import ModelAdapter
     from review_agent.team.runtime import TeamContext
 
-# Blobs larger than this are not read; their files are "not reviewed" (their added
-# lines are still scanned for secrets from the diff).
-BLOB_READ_LIMIT = 2 * 1024 * 1024
+# Blobs larger than BLOB_READ_LIMIT are not read; their files are "not reviewed" (their
+# added lines are still scanned for secrets from the diff).
 # An oversized file's blob is read this far for the secret scan alone (about 2 s at 18 MB/s).
 SECRET_SCAN_LIMIT = 32 * 1024 * 1024
 
@@ -182,16 +182,16 @@ def check_reviewer_prompt(directory: str | None, files: Mapping[str, str] | None
 
 
 def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes | None]]:
-    """The change with its new-side blob sizes, and the blobs (two cat-file processes).
+    """The change with its new-side blob sizes, and the blobs (one cat-file process; the
+    hook's were read while it started, `staged_read`).
 
     Blobs over BLOB_READ_LIMIT are not read, except those of oversized files (too many
     changed lines to parse), read up to SECRET_SCAN_LIMIT so their secrets are still found.
     """
-    shas = sorted({f.new_sha for f in change.files
-                   if f.new_sha not in NULL_IDS and not f.is_submodule})
+    shas = staged_read.new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
     if not shas:
         return change, {}
-    blobs, sizes = git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)
+    blobs, sizes = staged_read.read_blobs_sized(root, shas, BLOB_READ_LIMIT)
     big = [f.new_sha for f in change.files if f.oversized and blobs.get(f.new_sha) is None
            and 0 < sizes.get(f.new_sha, 0) <= SECRET_SCAN_LIMIT]
     if big:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from review_agent import git
+from review_agent import git, staged_read
 from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
 from review_agent.records import NULL_IDS, Change, FileChange
 
@@ -18,7 +18,14 @@ if TYPE_CHECKING:
     from review_agent.config import Options
 
 # Only git and the records are imported up front: the configuration, the scanner and the
-# report writers are imported when there is something to review.
+# report writers are imported when there is something to review. The hook imports them
+# while git reads the staged change in the background (staged_read), in this order.
+REVIEW_MODULES = (
+    "review_agent.commands.options", "review_agent.pipeline", "review_agent.secrets",
+    "review_agent.checks", "review_agent.team", "review_agent.graph.engine",
+    "review_agent.graph.spec", "review_agent.models", "review_agent.filters",
+    "review_agent.commands.output",
+)
 
 
 def warn(message: str) -> None:
@@ -43,7 +50,8 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         if not args.quiet:
             stream.write("review-agent: skipped (REVIEW_AGENT_SKIP or SKIP)\n")
         return 0
-    root = git.toplevel(Path.cwd())  # not a repository: exit 2, one line
+    root = staged_read.toplevel(Path.cwd())  # not a repository: exit 2, one line
+    staged_read.import_while_reading(REVIEW_MODULES)
     try:
         hook = _hook_change(root, args, env)
     except ReviewAgentError as exc:
@@ -205,7 +213,7 @@ def _commit_change(root: Path, files: Sequence[str]) -> HookChange:
     names are a subset of it (a `files:`/`exclude:` filter, or one of several invocations
     of a very long list).
     """
-    change = git.staged_change(root)
+    change = staged_read.staged_change(root)
     if files:
         named = list(dict.fromkeys(posixpath.normpath(f.replace(os.sep, "/")) for f in files))
         staged = {fc.path for fc in change.files if fc.status != "D"}

@@ -1,0 +1,31 @@
+"""What every git child gets: the options that stop the repository from running anything,
+and the environment without the variables that change what git prints.
+
+A module of its own so that the empty hook (`fast_hook`) shares the lists without
+importing `git` (and subprocess, pathlib, the diff parser).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing is not imported on the empty hook's path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# Variables that change diff output or how pathspecs are read. GIT_INDEX_FILE, GIT_DIR and
+# GIT_WORK_TREE are kept on purpose: inside a hook git sets them and they are right.
+HOSTILE_ENV = (
+    "GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF", "GIT_DIFF_PATH_COUNTER", "GIT_DIFF_PATH_TOTAL",
+    "GIT_PAGER", "PAGER", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
+)
+
+# Before every command: nothing the repository configures may run. `core.fsmonitor` names
+# a program that `diff-index` and `ls-files` execute; no pager; quoted paths stay raw.
+SAFE_CONFIG = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
+
+
+def child_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the hostile variables, optional locks off."""
+    out = {k: v for k, v in env.items() if k not in HOSTILE_ENV}
+    out["GIT_OPTIONAL_LOCKS"] = "0"
+    return out

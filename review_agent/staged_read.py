@@ -1,0 +1,190 @@
+"""The hook's reads of the staged change, started before the imports that wait for them.
+
+The hook spends most of its start-up importing (argparse, the scanner, the checks, the
+graph) while git could already be working on the other core. `start` runs, in a thread:
+one `rev-parse` (top level and HEAD), the staged diff and one `cat-file` for the new
+blobs; with the raw records the empty-hook check printed (`fast_hook`), the blob read
+runs beside the patch diff instead of after it. The hook then asks here (`toplevel`,
+`staged_change`, `read_blobs_sized`) and gets the same answers the git module would give,
+without waiting, or, for anything not read ahead (another directory, other ids, a read
+that failed), from the git module itself, which then also reports any error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from review_agent import git
+from review_agent.diff import split_header
+from review_agent.records import NULL_IDS, Change
+
+# Blobs larger than this are not read for the review (the pipeline's limit).
+BLOB_READ_LIMIT = 2 * 1024 * 1024
+SUBMODULE_MODE = "160000"
+SWITCH_INTERVAL = 0.0005  # seconds, while the reader runs
+
+
+class Early(NamedTuple):
+    cwd: str
+    root: Path | None = None
+    change: Change | None = None
+    blobs: dict[str, bytes | None] | None = None
+    sizes: dict[str, int] | None = None
+
+
+class _Pending:
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self.root_known = threading.Event()
+        self.change_known = threading.Event()
+        self.done = threading.Event()
+        self.result = Early(cwd)
+
+
+_pending: _Pending | None = None
+
+
+def wanted(args: Sequence[str], env: Mapping[str, str]) -> bool:
+    """Whether a `hook ARGS` run reviews the staged change (not a pre-push's commits)."""
+    from review_agent.fast_hook import PUSH_VARIABLES
+
+    return not any(env.get(v) for v in PUSH_VARIABLES) and not any(
+        "pre-push" in a for a in args)
+
+
+def start(records: bytes | None = None, cwd: str | None = None) -> None:
+    """Begin reading the staged change of the repository at `cwd` in the background.
+
+    `records` are `diff-index --cached -z --raw` records of the index against HEAD (from
+    the empty-hook check): their new blobs are read while the patch diff runs.
+    """
+    global _pending
+    pending = _Pending(cwd or os.getcwd())
+    _pending = pending
+    # The reader needs the interpreter for a moment between git's answers; with the
+    # default 5 ms switch interval each of those moments waits for the importing thread.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    threading.Thread(target=_read, args=(pending, records, interval), daemon=True,
+                     name="staged-read").start()
+
+
+def forget() -> None:
+    """Drop what was read early (another command runs in this process)."""
+    global _pending
+    _pending = None
+
+
+def reading() -> bool:
+    """Whether the staged change is still being read."""
+    pending = _pending
+    return pending is not None and not pending.change_known.is_set()
+
+
+def import_while_reading(modules: Iterable[str]) -> None:
+    """Import `modules` (which the caller needs next) as long as git is still reading."""
+    import importlib
+
+    for name in modules:
+        if not reading():
+            return
+        importlib.import_module(name)
+
+
+def new_blob_ids(records: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The new-side blob ids the review reads, from (old mode, new mode, new id) triples:
+    none for a deletion, none where a submodule is (or was)."""
+    return sorted({sha for old, new, sha in records if sha not in NULL_IDS
+                   and SUBMODULE_MODE not in (old, new)})
+
+
+def _read(pending: _Pending, records: bytes | None, interval: float) -> None:
+    try:
+        found = git.toplevel_and_head(pending.cwd)
+        if found is None:
+            return
+        root, head = found
+        pending.result = pending.result._replace(root=root)
+        pending.root_known.set()
+        base = head or git.empty_tree(root)
+        ahead: list[git.BlobsAndSizes] = []
+        reader = None
+        if records:
+            raws = split_header(records)[0]
+            shas = new_blob_ids((r.old_mode, r.new_mode, r.new_sha) for r in raws)
+            reader = threading.Thread(target=lambda: ahead.append(
+                git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)), daemon=True)
+            reader.start()
+        change = git.staged_change(root, base=base)
+        pending.result = pending.result._replace(change=change)
+        pending.change_known.set()
+        if reader is not None:
+            reader.join()
+        else:
+            shas = new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
+            ahead.append(git.read_blobs_sized(root, shas, BLOB_READ_LIMIT))
+        if ahead:
+            blobs, sizes = ahead[0]
+            pending.result = pending.result._replace(blobs=blobs, sizes=sizes)
+    except Exception:  # noqa: BLE001 - the hook asks git again, which reports the error
+        pass
+    finally:
+        sys.setswitchinterval(interval)
+        pending.root_known.set()
+        pending.change_known.set()
+        pending.done.set()
+
+
+def _early(cwd: str | Path) -> Early | None:
+    pending = _pending
+    if pending is None or pending.cwd != str(cwd):
+        return None
+    pending.root_known.wait()
+    return pending.result
+
+
+def _for_root(root: str | Path, ready: str) -> Early | None:
+    """What was read early for the repository at `root`, once `ready` ("change_known",
+    "done") is set."""
+    pending = _pending
+    if pending is None:
+        return None
+    pending.root_known.wait()
+    if pending.result.root != Path(root):
+        return None
+    getattr(pending, ready).wait()
+    return pending.result
+
+
+def toplevel(cwd: str | Path) -> Path:
+    """`git.toplevel(cwd)`, from the read started early when there is one."""
+    early = _early(cwd)
+    if early is not None and early.root is not None:
+        return early.root
+    return git.toplevel(cwd)
+
+
+def staged_change(root: str | Path) -> Change:
+    """`git.staged_change(root)` (the whole staged change), read early when it was."""
+    early = _for_root(root, "change_known")
+    if early is not None and early.change is not None:
+        return early.change
+    return git.staged_change(root)
+
+
+def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int
+                     ) -> git.BlobsAndSizes:
+    """`git.read_blobs_sized`, from the blobs read early when they hold every id asked."""
+    wanted_ids = list(dict.fromkeys(s for s in shas if s and s.strip("0")))
+    early = _for_root(root, "done") if max_bytes == BLOB_READ_LIMIT else None
+    if early is not None and early.blobs is not None and early.sizes is not None:
+        blobs, sizes = early.blobs, early.sizes
+        if all(s in blobs for s in wanted_ids):
+            return ({s: blobs[s] for s in wanted_ids},
+                    {s: sizes[s] for s in wanted_ids if s in sizes})
+    return git.read_blobs_sized(root, wanted_ids, max_bytes)
