@@ -47,6 +47,7 @@ class _Pending:
 
 
 _pending: _Pending | None = None
+_tests: tuple[Path, threading.Thread, list[bool]] | None = None  # the early test search
 
 
 def wanted(args: Sequence[str], env: Mapping[str, str]) -> bool:
@@ -76,8 +77,8 @@ def start(records: bytes | None = None, cwd: str | None = None) -> None:
 
 def forget() -> None:
     """Drop what was read early (another command runs in this process)."""
-    global _pending
-    _pending = None
+    global _pending, _tests
+    _pending = _tests = None
 
 
 def reading() -> bool:
@@ -188,3 +189,29 @@ def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int
             return ({s: blobs[s] for s in wanted_ids},
                     {s: sizes[s] for s in wanted_ids if s in sizes})
     return git.read_blobs_sized(root, wanted_ids, max_bytes)
+
+
+def search_tests(root: Path) -> None:
+    """Start `git.has_test_files(root)` in the background (the review will ask)."""
+    global _tests
+    answer: list[bool] = []
+
+    def search() -> None:
+        try:
+            answer.append(git.has_test_files(root))
+        except Exception:  # noqa: BLE001 - asked again in turn, which reports the error
+            pass
+
+    thread = threading.Thread(target=search, daemon=True, name="test-search")
+    _tests = (root, thread, answer)
+    thread.start()
+
+
+def has_test_files(root: Path) -> bool:
+    """`git.has_test_files(root)`, from the search started early when there is one."""
+    early = _tests
+    if early is not None and early[0] == root:
+        early[1].join()
+        if early[2]:
+            return early[2][0]
+    return git.has_test_files(root)

@@ -61,6 +61,10 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         if not args.quiet:
             stream.write(f"review-agent: {hook.label}\n")
         return 0
+    from review_agent.pipeline import needs_test_search
+
+    if needs_test_search(hook.change):  # git looks while the options are read
+        staged_read.search_tests(root)
     options = _hook_options(args, root)
     stopped = "push stopped" if hook.push else "commit stopped"
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,6 +47,8 @@ def store(root: Path, k: str, text: str) -> bool:
     target = _path(root, k)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # not at import: it imports shutil (zlib, bz2, lzma)
+
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -6,7 +6,6 @@ import functools
 import hashlib
 import hmac
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -54,6 +53,8 @@ def _key_at(path: Path) -> bytes:
     key = os.urandom(KEY_BYTES)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # not at import: it imports shutil (zlib, bz2, lzma)
+
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(key)
