@@ -43,6 +43,7 @@ class Options(NamedTuple):
     allow_hosts: tuple[str, ...] = ()
     api_key_allowed: bool = True  # False: the base URL only repository files name
     report_exemptions: bool = False  # range reviews: a change that exempts itself is reported
+    excerpts: bool = True  # False: no output shows the review context (text, SARIF, ...)
     approval_policy: Mapping[str, Any] | None = None  # seed 001 (team/policy.py): None: defaults
     instructions: str | None = None  # the repository's review rules for the model
     model_budgets: tuple[tuple[str, int], ...] = ()  # (model spec, token_budget) pairs

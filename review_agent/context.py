@@ -76,11 +76,13 @@ for _lang in ("cpp", "objc"):
 
 
 def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], options: Options,
-                         *, recall: bool = True) -> ContextBundle:
+                         *, recall: bool = True, excerpts: bool = True) -> ContextBundle:
     """The bundle a model sees: redacted excerpts of every reviewable file, within the budget.
 
     `recall=False` (a model that reads no context, like the builtin one) redacts the
     precise tier only: nothing leaves the machine, so the recall tier's cost buys nothing.
+    `excerpts=False` (that model, and an output that shows no excerpts): the files are
+    listed without excerpts and only their added lines are scanned, for the report.
     """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     budget = options.max_context_bytes
@@ -94,6 +96,12 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
         reason = skip_reason(fc, blobs, options)
         if reason is not None:
             not_reviewed.append((fc.path, reason))
+            rescan.append(fc)
+            continue
+        if not excerpts:
+            language = "symlink" if fc.is_symlink else language_of(fc.path)
+            staged.append((_priority(fc), ContextFile(fc.path, fc.old_path, fc.status,
+                                                      language, ()), 0, 0))
             rescan.append(fc)
             continue
         cf, redacted, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options, recall)
@@ -135,10 +143,11 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
 def scan_paths_of(change: Change) -> list[SecretHit]:
     """Secrets in file and directory names (each component scanned like a line of text),
     remembered so every output masks them."""
-    hits: list[SecretHit] = []
-    for path in sorted({p for fc in change.files for p in (fc.path, fc.old_path) if p}):
-        # one component per line: a path is names, not one long token
-        hits.extend(secrets.scan_text(path.replace("/", "\n"), path, recall=True))
+    paths = sorted({p for fc in change.files for p in (fc.path, fc.old_path) if p})
+    # one component per line (a path is names, not one long token), a blank line between
+    # paths; one scan for all of them
+    text = "\n\n".join(path.replace("/", "\n") for path in paths)
+    hits = secrets.scan_text(text, "", recall=True)
     known.remember(hits)
     return hits
 

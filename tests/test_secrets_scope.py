@@ -152,3 +152,23 @@ def test_a_key_block_whose_begin_is_far_above_is_reported_when_its_end_is_added(
     proc = run_cli(git_repo.path, "hook", "--format", "json")
     assert "secret/private-key" in proc.stdout, proc.stdout[-2000:]
     assert not leaked(s.all, [proc.stdout, proc.stderr])
+
+
+def test_an_output_without_excerpts_reports_the_same_secrets(git_repo: Repo, seed: int,
+                                                             tmp_path: Path) -> None:
+    """Text and SARIF show no excerpts, so for the builtin model only the added lines are
+    scanned; the review page scans the excerpts too: both report the same secrets."""
+    s = _planted(git_repo, seed)
+    change, blobs = with_new_blobs(git_repo.path, git.staged_change(git_repo.path))
+    full = stage_review_context(change, blobs, Options(), recall=False)
+    bare = stage_review_context(change, blobs, Options(), recall=False, excerpts=False)
+    assert bare.secret_findings == full.secret_findings
+    assert len(full.secret_findings) >= 3
+    assert [cf.path for cf in bare.files] == [cf.path for cf in full.files]
+    assert not any(cf.excerpts for cf in bare.files)
+    page = tmp_path / "page.html"
+    proc = run_cli(git_repo.path, "hook", "--format", "html", "--output", str(page))
+    assert proc.returncode == 1, proc.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "# reviewed" in html  # the page shows the excerpts
+    assert not leaked(s.all, [html, proc.stdout, proc.stderr])

@@ -12,7 +12,7 @@ from review_agent import git
 from review_agent.base_tree import BaseTree
 from review_agent.ci_env import BaseGuess, detect_base
 from review_agent.commands.options import warn
-from review_agent.commands.output import emit, exit_code
+from review_agent.commands.output import emit, exit_code, shows_excerpts
 from review_agent.commands.range_options import prompts_from_tree, range_options
 from review_agent.config import Options
 from review_agent.errors import ReviewAgentError
@@ -137,6 +137,8 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         warn(f"the base ({guess.source}) already contains {head_rev}: nothing to review")
     change = git.range_change(root, mb, head_sha)
     owned = None if part.total == 1 else {f.path for f in shard_files(change, part)}
+    options = options._replace(excerpts=shows_excerpts(
+        fmt, "review_pipeline", part.label if part.total > 1 else ""))
     report = review_change(root, change, options, trigger="review_pipeline",
                            events_path=events_path, prompt_files=prompt_files, part=owned)
     if part.total > 1:

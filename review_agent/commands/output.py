@@ -28,7 +28,7 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     from review_agent.report.common import safe_report
     from review_agent.secrets import known
 
-    if not shows_excerpts(fmt, report):
+    if not shows_excerpts(fmt, report.trigger_source, report.shard):
         report = report._replace(files=())  # nothing to scrub that is not shown
     report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
     report = safe_report(report)  # model text through the secret masker, in every format
@@ -56,11 +56,10 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     writer(fmt)(report, stream, color=color)
 
 
-def shows_excerpts(fmt: str, report: Report) -> bool:
+def shows_excerpts(fmt: str, trigger: str, shard: str = "") -> bool:
     """Whether the format writes the reviewed files' excerpts: the review page, and the
     JSON of a CI run (which `report merge` turns into a page)."""
-    return fmt == "html" or (fmt == "json" and (bool(report.shard)
-                                                or report.trigger_source == "review_pipeline"))
+    return fmt == "html" or (fmt == "json" and (bool(shard) or trigger == "review_pipeline"))
 
 
 def write_warnings(report: Report) -> None:

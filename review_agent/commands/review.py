@@ -307,9 +307,11 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        stopped: str | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
     reported secret stops; `blobs` marks files reviewed whole."""
-    from review_agent.commands.output import emit, exit_code
+    from review_agent.commands.output import emit, exit_code, shows_excerpts
     from review_agent.commands.secret_gate import secret_gate
     from review_agent.pipeline import review_change, review_incomplete
+
+    options = options._replace(excerpts=shows_excerpts(args.fmt or "text", trigger))
 
     if blobs is not None:
         from review_agent.whole_files import CHANGE_SHAPE_RULES

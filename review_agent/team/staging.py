@@ -70,8 +70,11 @@ def review_bundle(ctx: TeamContext) -> ContextBundle:
     reads = getattr(ctx.model, "reads_context", True)
     if not reads:
         options = options._replace(max_context_bytes=UNLIMITED)
-    # the recall tier only matters for what leaves the machine
-    return stage_review_context(ctx.change, ctx.blobs, options, recall=reads)
+    # excerpts for a model that reads them or an output that shows them (a review page is
+    # shared like a model request is sent): redacted with the recall tier, everything that
+    # could be a credential; with neither, only the added lines are scanned, for the report
+    shown = reads or options.excerpts
+    return stage_review_context(ctx.change, ctx.blobs, options, recall=shown, excerpts=shown)
 
 
 def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
