@@ -19,7 +19,8 @@ from review_agent.records import DiffLine, FileChange, Hunk
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$", re.DOTALL)
 _DIGITS = b"0123456789-"
 # A file with more changed lines than this is not parsed line by line (a generated or
-# vendored dump): its hunks stay empty and it is marked oversized. 20,000 lines parse in
+# vendored dump): its hunks stay empty, it is marked oversized and keeps its patch text
+# unparsed (`FileChange.patch`), which the line checks stream. 20,000 lines parse in
 # about 20 ms; 3.5 million (a 20 MB file) took seconds and a great deal of memory.
 MAX_PARSED_LINES = 20_000
 
@@ -45,6 +46,7 @@ class NumStat(NamedTuple):
 class _Section(NamedTuple):
     binary: bool
     hunks: tuple[Hunk, ...]
+    patch: bytes = b""  # a skipped section's hunks, unparsed (from its first "@@" line)
 
 
 def _text(b: bytes) -> str:
@@ -137,57 +139,84 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
     return Hunk(old_start, old_len, new_start, new_len, section, tuple(out)), i
 
 
+def _is_binary_marker(line: bytes) -> bool:
+    return line.startswith(b"Binary files ") and line.endswith(b" differ")
+
+
 def split_sections(patch: bytes, unmerged: Sequence[str] = (),
                    skip: Sequence[bool] = ()) -> list[_Section]:
     """The `diff --git` sections of a patch, in order, with their hunks.
 
     `unmerged` are the U paths in order: git prints each as `* Unmerged path <path>`
     with the path unquoted, so a newline in it spans lines. Sections flagged in `skip` are
-    passed over without building their lines (a hunk line always starts with one of
-    "+- \\", so no line inside one starts with "diff --git ").
+    not parsed: their hunk text is kept as bytes, and no list of their lines is ever built
+    (the whole patch is never split into lines either, one section at a time is).
     """
-    lines = patch.split(b"\n")
     sections: list[_Section] = []
     pending = list(unmerged)
-    i, n = 0, len(lines)
-    while i < n:
-        line = lines[i]
-        if line.startswith(b"* Unmerged path "):
-            i += 1 + (pending.pop(0).count("\n") if pending else 0)
+    pos, n = 0, len(patch)
+    # where the next unmerged line starts (found once, not once per section)
+    unmerged_at = patch.find(b"\n* Unmerged path ") if pending else -1
+    while pos < n:
+        nl = patch.find(b"\n", pos)
+        eol = n if nl < 0 else nl
+        if patch.startswith(b"* Unmerged path ", pos):
+            for _ in range(1 + (pending.pop(0).count("\n") if pending else 0)):
+                nl = patch.find(b"\n", pos)
+                pos = n if nl < 0 else nl + 1
             continue
-        if line == b"":
-            i += 1
+        if eol == pos:
+            pos += 1
             continue
-        if not line.startswith(b"diff --git "):
-            raise _bad(f"unexpected line {_text(line)[:80]!r}")
-        i += 1
-        binary = False
-        while i < n and not lines[i].startswith((b"@@ ", b"diff --git ", b"* Unmerged path ")):
-            if lines[i].startswith(b"Binary files ") and lines[i].endswith(b" differ"):
-                binary = True
-            i += 1
-        hunks: list[Hunk] = []
+        if not patch.startswith(b"diff --git ", pos):
+            raise _bad(f"unexpected line {_text(patch[pos:eol])[:80]!r}")
+        # the section ends at the next `diff --git` or unmerged line: no hunk line starts
+        # with either (hunk lines start with one of "+- \\")
+        while 0 <= unmerged_at < eol:
+            unmerged_at = patch.find(b"\n* Unmerged path ", unmerged_at + 1)
+        ends = [i + 1 for i in (patch.find(b"\ndiff --git ", eol), unmerged_at) if i >= 0]
+        end = min(ends) if ends else n
         if len(sections) < len(skip) and skip[len(sections)]:
-            while i < n and not lines[i].startswith((b"diff --git ", b"* Unmerged path ")):
-                i += 1
-        while i < n and lines[i].startswith(b"@@ "):
-            hunk, i = _hunk(lines[i], lines, i + 1)
-            hunks.append(hunk)
-        sections.append(_Section(binary, tuple(hunks)))
+            at = patch.find(b"\n@@ ", pos, end)
+            header = patch[pos:end if at < 0 else at].split(b"\n")
+            sections.append(_Section(any(map(_is_binary_marker, header)), (),
+                                     b"" if at < 0 else patch[at + 1:end]))
+        else:
+            sections.append(_parse_section(patch[pos:end].split(b"\n")))
+        pos = end
     return sections
 
 
-def parse(raw_patch: bytes, numstat: bytes = b"") -> tuple[FileChange, ...]:
+def _parse_section(lines: list[bytes]) -> _Section:
+    """One section's lines (the first is its `diff --git` line) into its hunks."""
+    i, n = 1, len(lines)
+    binary = False
+    while i < n and not lines[i].startswith(b"@@ "):
+        binary = binary or _is_binary_marker(lines[i])
+        i += 1
+    hunks: list[Hunk] = []
+    while i < n and lines[i].startswith(b"@@ "):
+        hunk, i = _hunk(lines[i], lines, i + 1)
+        hunks.append(hunk)
+    for line in lines[i:]:
+        if line != b"":
+            raise _bad(f"unexpected line {_text(line)[:80]!r}")
+    return _Section(binary, tuple(hunks))
+
+
+def parse(raw_patch: bytes, numstat: bytes = b"", *, max_lines: int = MAX_PARSED_LINES
+          ) -> tuple[FileChange, ...]:
     """FileChanges from `-z --raw -p` output and its `-z --numstat` twin.
 
     The numstat records may also be inside `raw_patch` (`--raw --numstat -p` in one run).
+    A file with more than `max_lines` changed lines is oversized (see MAX_PARSED_LINES).
     """
     raws, stats, patch = split_header(raw_patch)
     if numstat:
         stats += split_header(numstat)[1]
     if len(stats) != len(raws):
         raise _bad(f"{len(raws)} raw records but {len(stats)} numstat records")
-    skip = [stat.added + stat.deleted > MAX_PARSED_LINES
+    skip = [stat.added + stat.deleted > max_lines
             for raw, stat in zip(raws, stats, strict=True) if raw.status != "U"
             for _ in range(2 if raw.status == "T" else 1)]
     sections = split_sections(patch, [r.path for r in raws if r.status == "U"], skip)
@@ -204,7 +233,7 @@ def parse(raw_patch: bytes, numstat: bytes = b"") -> tuple[FileChange, ...]:
             raise _bad(f"no patch section for {raw.path!r}")
         k += take
         binary = stat.binary or any(s.binary for s in mine)
-        oversized = stat.added + stat.deleted > MAX_PARSED_LINES
+        oversized = stat.added + stat.deleted > max_lines
         out.append(FileChange(
             path=raw.path,
             old_path=raw.old_path,
@@ -219,6 +248,7 @@ def parse(raw_patch: bytes, numstat: bytes = b"") -> tuple[FileChange, ...]:
             deleted=stat.deleted,
             similarity=raw.score if raw.status in ("R", "C") else None,
             oversized=oversized,
+            patch=b"".join(s.patch for s in mine),
         ))
     if k != len(sections):
         raise _bad(f"{len(sections) - k} patch sections without a raw record")

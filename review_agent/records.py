@@ -52,6 +52,7 @@ class FileChange(NamedTuple):
     similarity: int | None = None  # rename/copy score
     oversized: bool = False  # too many changed lines to parse: hunks left empty
     new_size: int | None = None  # bytes of the new-side blob, when the edge read it
+    patch: bytes = b""  # an oversized file's hunks as git printed them, unparsed (streamed)
 
     @property
     def added_lines(self) -> tuple[tuple[int, str], ...]:

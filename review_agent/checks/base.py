@@ -29,6 +29,10 @@ class FileInfo(NamedTuple):
     new_lines: Sequence[str] | None = None  # the whole new-side file, when the edge read it
     added_code: tuple[str, ...] = ()  # the code view of each added line that holds code
     removed_code: tuple[str, ...] = ()  # the same for removed lines (lexed from the hunk)
+    # an oversized file, too big to parse: its unparsed patch (whole=False) or, for a file
+    # reviewed whole, its blob (whole=True), which the line rules stream
+    streamed: tuple[bytes, bool] | None = None
+    blob: bytes | None = None  # an oversized file's new-side blob, when read whole
 
 
 class Line(NamedTuple):

@@ -15,6 +15,7 @@ from review_agent.checks import (
     exemptions,
     security,
     shape,
+    stream,
     suppressions,
     testing,
 )
@@ -51,13 +52,16 @@ def is_disabled(rule_id: str, disable: tuple[str, ...]) -> bool:
 
 
 class _Plan:
-    __slots__ = ("checks", "prefilter")
+    __slots__ = ("checks", "prefilter", "needles")
 
     def __init__(self, checks: tuple[LineCheck, ...]) -> None:
         self.checks = checks
         needles = sorted({n for c in checks for n in c.needles}, key=len, reverse=True)
         # one C-level search decides whether a line needs any rule at all
         self.prefilter = re.compile("|".join(map(re.escape, needles))) if needles else None
+        # the same over the bytes of a streamed file (the needles are found in its UTF-8)
+        self.needles = re.compile(b"|".join(re.escape(n.encode()) for n in needles)) \
+            if needles else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -88,19 +92,46 @@ def _minified(fc: FileChange) -> bool:
 def file_info(fc: FileChange, options: Options,
               blobs: Mapping[str, bytes | None] | None = None) -> FileInfo:
     path = fc.path
+    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    if fc.oversized:
+        return _oversized_info(fc, options, blob)
     added = fc.added_lines
     head = "\n".join(text for no, text in added[:5] if no <= 5)
     # bundled or minified output: a few enormous lines nobody wrote by hand
     minified = bool(added) and sum(len(t) for _, t in added) > MINIFIED_AVG * len(added)
-    skipped = (is_vendored(path) or is_lock_file(path) or is_generated_name(path)
-               or is_minified_name(path) or minified or matches_any(path, options.exclude)
-               or is_generated_text(head))
-    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    skipped = _skipped(path, options, head, minified)
     script = is_script_path(path) or _has_shebang(fc, blob)
     language = language_of(path)
     source = Source(fc, blob) if language == "python" else None
     return FileInfo(fc, language, is_test_path(path), script, skipped, source=source,
                     new_lines=new_lines(fc, blobs))
+
+
+def _skipped(path: str, options: Options, head: str, minified: bool) -> bool:
+    return (is_vendored(path) or is_lock_file(path) or is_generated_name(path)
+            or is_minified_name(path) or minified or matches_any(path, options.exclude)
+            or is_generated_text(head))
+
+
+def _oversized_info(fc: FileChange, options: Options, blob: bytes | None) -> FileInfo:
+    """An oversized file's facts, from its unparsed patch or its blob, never split whole:
+    no line list and no scope (the rules see what the diff shows around a line)."""
+    if blob is not None and fc.new_size is not None and len(blob) != fc.new_size:
+        blob = None  # a skeleton kept for the secret scan (secrets/stream.py), not the text
+    streamed: tuple[bytes, bool] | None = None
+    if fc.patch:
+        streamed = (fc.patch, False)
+    elif blob is not None and fc.status == "A" and not fc.binary:
+        streamed = (blob, True)  # a file reviewed whole: every line is added
+    path = fc.path
+    head, size = (stream.head(*streamed), len(streamed[0])) if streamed else ([], 0)
+    lines = max(1, fc.added + fc.deleted)
+    minified = size > (MINIFIED_AVG + 2) * lines  # +2: a line's mark and newline
+    skipped = _skipped(path, options, "\n".join(t for no, t in head if no <= 5), minified)
+    script = is_script_path(path) or (blob.startswith(b"#!") if blob is not None else
+                                      any(no == 1 and t.startswith("#!") for no, t in head))
+    return FileInfo(fc, language_of(path), is_test_path(path), script, skipped,
+                    streamed=streamed, blob=blob)
 
 
 @functools.lru_cache(maxsize=64)
@@ -123,19 +154,47 @@ def _state_tokens(syn: Syntax | None) -> tuple[bytes, ...]:
 
 class NewLines(Sequence[str]):
     """The whole new-side file as lines (split on "\n" only), decoded on first use: most
-    files never need more than their hunks."""
+    files never need more than their hunks. A big blob is never split whole: a line or a
+    short run of lines is cut out around the last place looked at (the filters read a
+    finding's line and its neighbours; a list of a 20 MB file's lines is ~200 MB)."""
 
-    __slots__ = ("blob", "_lines", "_count")
+    __slots__ = ("blob", "_lines", "_count", "_at")
 
     def __init__(self, blob: bytes) -> None:
         self.blob = blob
         self._lines: list[str] | None = None
         self._count = -1
+        self._at = (0, 0)  # (line index, byte offset of its start): where we looked last
 
     def _all(self) -> list[str]:
         if self._lines is None:
             self._lines = self.blob.decode("utf-8", "surrogateescape").split("\n")
         return self._lines
+
+    def _start(self, i: int) -> int:
+        """The byte offset where line `i` (0-based, in range) starts."""
+        blob = self.blob
+        k, off = self._at
+        if i < k // 2:
+            k, off = 0, 0  # nearer the top than the last place
+        while k < i:
+            off = blob.index(b"\n", off) + 1
+            k += 1
+        while k > i:
+            off = blob.rindex(b"\n", 0, off - 1) + 1 if k > 1 else 0
+            k -= 1
+        self._at = (k, off)
+        return off
+
+    def _local(self, lo: int, hi: int) -> list[str]:
+        off = self._start(lo)
+        out = []
+        for _ in range(lo, hi):
+            end = self.blob.find(b"\n", off)
+            end = len(self.blob) if end < 0 else end
+            out.append(self.blob[off:end].decode("utf-8", "surrogateescape"))
+            off = end + 1
+        return out
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -144,7 +203,18 @@ class NewLines(Sequence[str]):
     def __getitem__(self, i: slice) -> Sequence[str]: ...
 
     def __getitem__(self, i: int | slice) -> str | Sequence[str]:
-        return self._all()[i]
+        if self._lines is not None or len(self.blob) <= LOCAL_BYTES:
+            return self._all()[i]
+        n = len(self)
+        if isinstance(i, int):
+            if not -n <= i < n:
+                raise IndexError("line index out of range")
+            i %= n
+            return self._local(i, i + 1)[0]
+        lo, hi, step = i.indices(n)
+        if step != 1 or hi - lo > LOCAL_LINES:
+            return self._all()[i]
+        return self._local(lo, hi) if hi > lo else []
 
     def __len__(self) -> int:
         if self._count < 0:
@@ -153,6 +223,10 @@ class NewLines(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
+
+
+LOCAL_BYTES = 1 << 20  # a blob larger than this is read a few lines at a time
+LOCAL_LINES = 1_000
 
 
 def new_lines(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> NewLines | None:
@@ -266,6 +340,8 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
     out = FileHits([], [], [], [])
     if fc.binary or fc.is_submodule or fc.is_symlink:
         return out
+    if info.streamed is not None:
+        return streamed_findings(info, plan, *info.streamed)
     syn = syntax_for(info.language)
     pre = plan.prefilter
     search = pre.search if pre is not None else None
@@ -274,7 +350,7 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
     comment_starts = syn.line_comments if syn is not None else ()
     holds_search = _HOLDS_CODE.search
     whole = info.new_lines
-    blob = whole.blob if isinstance(whole, NewLines) else None
+    blob = whole.blob if isinstance(whole, NewLines) else info.blob
     markers: list[tuple[Finding, str]] = []
     states = start_states(blob, syn, [h.new_start for h in fc.hunks]) if fc.hunks else {}
     added_code, removed_code = out.added_code, out.removed_code
@@ -325,12 +401,60 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
                             else "")
                 line = Line(no, text, code, comment, _side(lines, i, "-", 1, _FOLLOWING),
                             previous.rstrip("\r"))
-                for rule, message in _run_line(info, plan, line):
-                    found = finding(rule, fc.path, no, message)
-                    if rule is conflicts.CONFLICT:
-                        markers.append((found, text[0]))
-                    else:
-                        out.added.append(Hit(found, text))
+                _report_added(info, plan, line, out, markers)
+    out.added.extend(Hit(f, "") for f in conflicts.collapse(markers))
+    return out
+
+
+def _report_added(info: FileInfo, plan: _Plan, line: Line, out: FileHits,
+                  markers: list[tuple[Finding, str]]) -> None:
+    for rule, message in _run_line(info, plan, line):
+        found = finding(rule, info.change.path, line.no, message)
+        if rule is conflicts.CONFLICT:
+            markers.append((found, line.raw[0]))
+        else:
+            out.added.append(Hit(found, line.raw))
+
+
+def streamed_findings(info: FileInfo, plan: _Plan, data: bytes, whole: bool) -> FileHits:
+    """line_findings over a file too big to parse: the same per-line logic, fed only the
+    lines holding a needle or a state token (stream.py; what it passes over can raise
+    nothing and change no state). No code views are kept (the shape rules see none)."""
+    out = FileHits([], [], [], [])
+    syn = syntax_for(info.language)
+    pre = plan.prefilter
+    openers = _multiline_openers(syn)
+    starts = [1] if whole else stream.hunk_starts(data)
+    states = start_states(info.blob, syn, starts) if not whole else {}
+    markers: list[tuple[Finding, str]] = []
+    new_state = old_state = ""
+    for f in stream.interesting_lines(data, plan.needles, _state_tokens(syn), whole=whole,
+                                      ahead=_FOLLOWING):
+        if f.first:
+            new_state, old_state = states.get(f.hunk_start, ""), ""
+        if f.context_before and new_state:
+            old_state = new_state  # what each passed-over context line did
+        kind = f.kind
+        text = f.text[:-1] if f.text.endswith("\r") else f.text
+        if kind == " ":
+            if not new_state and (openers is None or openers.search(text) is None):
+                continue
+            hit = False
+        else:
+            hit = pre is not None and pre.search(text) is not None
+        code, comment, after = _code_view(syn, text, old_state if kind == "-" else new_state)
+        if kind != "+":
+            old_state = after
+        if kind != "-":
+            new_state = after
+        if not hit:
+            continue
+        if kind == "-":
+            line = Line(f.old_no, text, code, comment, f.following, f.previous)
+            out.removed.extend((rule.id, text) for rule, _ in _run_line(info, plan, line))
+        else:
+            line = Line(f.new_no, text, code, comment, f.following, f.previous.rstrip("\r"))
+            _report_added(info, plan, line, out, markers)
     out.added.extend(Hit(f, "") for f in conflicts.collapse(markers))
     return out
 
