@@ -44,12 +44,32 @@ def load(root: Path, k: str) -> str | None:
 
 def store(root: Path, k: str, text: str) -> bool:
     """Write atomically (temp file + rename); a failure is ignored and reported as False."""
-    target = _path(root, k)
+    return _write(_path(root, k), text)
+
+
+def _plan_path(root: Path, k: str) -> Path:
+    return root / "plans" / k[:2] / f"{k}.plan"
+
+
+def load_plan(root: Path, k: str) -> str | None:
+    """A stored chunk plan (models/chunking.py), or None (missing or unreadable)."""
+    try:
+        return _plan_path(root, k).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def store_plan(root: Path, k: str, text: str) -> bool:
+    """Keep a chunk plan beside the replies (atomically; a failure is reported as False)."""
+    return _write(_plan_path(root, k), text)
+
+
+def _write(target: Path, text: str) -> bool:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         import tempfile  # not at import: it imports shutil (zlib, bz2, lzma)
 
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)

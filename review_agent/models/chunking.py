@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
+from review_agent.models import cache
 from review_agent.records import ContextBundle, ContextFile, Excerpt
 
 T = TypeVar("T")
@@ -66,15 +69,101 @@ def _boundary(path: str) -> bool:
     return hashlib.sha256(path.encode("utf-8", "surrogatepass")).digest()[0] % GROUP == 0
 
 
-def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int
-                 ) -> tuple[list[ContextBundle], list[tuple[str, str]]]:
+# Where a part's file came from, so a plan can be stored and rebuilt: (index of the file in
+# the bundle, None for the whole file or its excerpts as (index, first line, end line)).
+Ref = tuple[int, "tuple[tuple[int, int, int], ...] | None"]
+Plan = tuple[list[ContextBundle], list[tuple[str, str]]]
+PLAN_VERSION = "1"  # bump when split_bundle would cut the same bundle differently
+plans_computed = 0  # split_bundle runs the plan cache did not answer (what tests count)
+
+
+def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int,
+                 *, cache_root: Path | None = None) -> Plan:
     """Parts whose rendered text fits `budget` estimated tokens, and the files that fit none.
 
     Files stay in order and whole when they can; a part ends after a file whose path marks a
     boundary (see _boundary) or when the budget is spent; a file larger than the budget is
     split between excerpts, and an excerpt larger than the budget into overlapping windows
     of lines. Only a single line larger than the budget makes its file not reviewed.
+
+    With `cache_root` the plan is kept there under a hash of the rendered bundle, its shape
+    and the budget: a warm run (the same bundle again) rebuilds it without estimating a
+    token. A missing, unreadable or corrupt entry is computed again.
     """
+    key = None
+    if cache_root is not None:
+        from review_agent import __version__
+
+        key = cache.key("chunk-plan", PLAN_VERSION, __version__, str(budget), _shape(bundle),
+                        render(bundle))
+        stored = cache.load_plan(cache_root, key)
+        plan = _decode(bundle, stored) if stored is not None else None
+        if plan is not None:
+            return plan
+    global plans_computed
+    plans_computed += 1
+    parts, not_reviewed = _split(bundle, render, budget)
+    if cache_root is not None and key is not None:
+        cache.store_plan(cache_root, key, json.dumps(
+            {"parts": [[[i, spec] for i, spec in refs] for refs in parts],
+             "not_reviewed": not_reviewed}, separators=(",", ":")))
+    return [_build(bundle, refs) for refs in parts], not_reviewed
+
+
+def _shape(bundle: ContextBundle) -> str:
+    """Files, excerpts and lines per excerpt: the indices a stored plan may name."""
+    return ";".join(",".join(str(len(ex.lines)) for ex in f.excerpts) for f in bundle.files)
+
+
+def _build(bundle: ContextBundle, refs: Sequence[Ref]) -> ContextBundle:
+    files = []
+    for i, spec in refs:
+        f = bundle.files[i]
+        if spec is not None:
+            f = f._replace(excerpts=tuple(
+                _cut(f.excerpts[j], lo, hi) for j, lo, hi in spec))
+        files.append(f)
+    return sub_bundle(bundle, files)
+
+
+def _cut(ex: Excerpt, lo: int, hi: int) -> Excerpt:
+    return ex if (lo, hi) == (0, len(ex.lines)) else ex._replace(lines=ex.lines[lo:hi])
+
+
+def _decode(bundle: ContextBundle, text: str) -> Plan | None:
+    """A stored plan rebuilt over `bundle`, or None when it does not read as one."""
+    try:
+        data = json.loads(text)
+        parts: list[list[Ref]] = []
+        for raw in data["parts"]:
+            refs: list[Ref] = []
+            for i, spec in raw:
+                f = bundle.files[_index(i, len(bundle.files))]
+                if spec is not None:
+                    cuts = []
+                    for j, lo, hi in spec:
+                        n = len(f.excerpts[_index(j, len(f.excerpts))].lines)
+                        if not (isinstance(lo, int) and isinstance(hi, int) and 0 <= lo < hi <= n):
+                            return None
+                        cuts.append((j, lo, hi))
+                    spec = tuple(cuts)
+                refs.append((i, spec))
+            parts.append(refs)
+        not_reviewed = [(str(p), str(r)) for p, r in data["not_reviewed"]]
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+    return [_build(bundle, refs) for refs in parts], not_reviewed
+
+
+def _index(i: object, n: int) -> int:
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n:
+        raise IndexError(i)
+    return i
+
+
+def _split(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int
+           ) -> tuple[list[list[Ref]], list[tuple[str, str]]]:
+    """split_bundle's plan, each part as the Refs of its files."""
 
     def fits(files: Sequence[ContextFile]) -> bool:
         return estimate_tokens(render(sub_bundle(bundle, files))) <= budget
@@ -87,29 +176,33 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
         # whole rendering again per file would re-count the preamble thousands of times)
         return estimate_tokens(render(sub_bundle(bundle, [f]))[len(empty):]) + 1
 
-    items: list[tuple[ContextFile, int, bool]] = []  # (file or piece, cost, part ends after)
+    # (file or piece, its Ref, cost, part ends after)
+    items: list[tuple[ContextFile, Ref, int, bool]] = []
     not_reviewed: list[tuple[str, str]] = []
-    for f in bundle.files:
+    for index, f in enumerate(bundle.files):
         c = cost(f)
         if c <= room:
-            items.append((f, c, _boundary(f.path)))
+            items.append((f, (index, None), c, _boundary(f.path)))
             continue
         parts = _pieces(f, cost, room)
         if parts is None:
             not_reviewed.append((f.path, TOO_LARGE))
         else:
-            items.extend((p, cost(p), True) for p in parts)
-    chunks: list[ContextBundle] = []
+            for spec in parts:
+                piece = f._replace(excerpts=tuple(_cut(f.excerpts[j], lo, hi)
+                                                  for j, lo, hi in spec))
+                items.append((piece, (index, spec), cost(piece), True))
+    chunks: list[list[Ref]] = []
     start = 0
     while start < len(items):
         # as many items as the per-file costs allow, checked against the real rendering
         # (which differs a little: fences and joins), then the longest prefix that fits
         n, used = 0, 0
         while start + n < len(items) and (n == 0 or (
-                used + items[start + n][1] <= room and not items[start + n - 1][2])):
-            used += items[start + n][1]
+                used + items[start + n][2] <= room and not items[start + n - 1][3])):
+            used += items[start + n][2]
             n += 1
-        files = [f for f, _, _ in items[start:start + n]]
+        files = [f for f, _, _, _ in items[start:start + n]]
         if not fits(files):
             lo, hi = 0, n - 1
             while lo < hi:
@@ -125,47 +218,48 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
                 not_reviewed.append((path, TOO_LARGE))
             start += 1
             continue
-        chunks.append(sub_bundle(bundle, files[:n]))
+        chunks.append([ref for _, ref, _, _ in items[start:start + n]])
         start += n
     return chunks, not_reviewed
 
 
 def _pieces(f: ContextFile, cost: Callable[[ContextFile], int], room: int
-            ) -> list[ContextFile] | None:
+            ) -> list[tuple[tuple[int, int, int], ...]] | None:
     """A file too large for one request as parts of consecutive excerpts, an excerpt too
-    large as overlapping windows of its lines; None when a single line does not fit."""
-    parts: list[ContextFile] = []
-    current: list[Excerpt] = []
+    large as overlapping windows of its lines; None when a single line does not fit. Each
+    part is its excerpts as (index, first line, end line)."""
+    parts: list[tuple[tuple[int, int, int], ...]] = []
+    current: list[tuple[int, int, int]] = []
     used = 0
-    for ex in f.excerpts:
+    for j, ex in enumerate(f.excerpts):
         c = cost(f._replace(excerpts=(ex,)))
         if c > room:
             windows = _windows(f, ex, cost, room)
             if windows is None:
                 return None
             if current:
-                parts.append(f._replace(excerpts=tuple(current)))
+                parts.append(tuple(current))
                 current, used = [], 0
-            parts.extend(f._replace(excerpts=(w,)) for w in windows)
+            parts.extend(((j, lo, hi),) for lo, hi in windows)
             continue
         if used + c > room:
-            parts.append(f._replace(excerpts=tuple(current)))
+            parts.append(tuple(current))
             current, used = [], 0
-        current.append(ex)
+        current.append((j, 0, len(ex.lines)))
         used += c
     if current:
-        parts.append(f._replace(excerpts=tuple(current)))
+        parts.append(tuple(current))
     return parts
 
 
 def _windows(f: ContextFile, ex: Excerpt, cost: Callable[[ContextFile], int], room: int
-             ) -> list[Excerpt] | None:
-    """Windows of an excerpt's lines that each fit `room`, OVERLAP lines shared between
-    neighbours so a problem across a cut is seen whole at least once."""
+             ) -> list[tuple[int, int]] | None:
+    """Windows (first line, end line) of an excerpt's lines that each fit `room`, OVERLAP
+    lines shared between neighbours so a problem across a cut is seen whole at least once."""
     lines = ex.lines
     base = cost(f._replace(excerpts=(ex._replace(lines=()),)))
     each = [estimate_tokens(f"{ln.new_no or ''} {ln.kind} {ln.text}\n") + 1 for ln in lines]
-    out: list[Excerpt] = []
+    out: list[tuple[int, int]] = []
     start = 0
     while start < len(lines):
         end, used = start, base
@@ -177,7 +271,7 @@ def _windows(f: ContextFile, ex: Excerpt, cost: Callable[[ContextFile], int], ro
             end = start + (end - start) * 3 // 4
         if end == start:
             return None  # one line alone is larger than the budget
-        out.append(ex._replace(lines=lines[start:end]))
+        out.append((start, end))
         if end >= len(lines):
             break
         start = max(end - OVERLAP, start + 1)

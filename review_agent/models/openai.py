@@ -326,6 +326,10 @@ class OpenAIModel:
     def _root(self) -> Path:
         return cache.cache_dir(self.settings.cache_dir)
 
+    def _plans(self) -> Path | None:
+        """Where chunk plans are kept (beside the replies), None when caching is off."""
+        return self._root() if self.settings.cache else None
+
     # -- response format negotiation ------------------------------------------------------
 
     def response_format(self) -> str:
@@ -547,7 +551,7 @@ class OpenAIModel:
         if room <= 0:
             return Part([], notes, f"the server's context ({budget} tokens) is smaller than "
                                    "the prompt", sent, False)
-        pieces, too_large = split_bundle(chunk, _render(), room)
+        pieces, too_large = split_bundle(chunk, _render(), room, cache_root=self._plans())
         subs = [self._review_part(system, p, known, deadline, budget, tally, depth=depth + 1,
                                   halved_for_length=halved_for_length) for p in pieces]
         part = _combine(subs, sent, notes)
@@ -565,7 +569,7 @@ class OpenAIModel:
         if room <= 0:
             return ModelReply((), (f"model {self.spec} failed: token budget {budget} is "
                                    "smaller than the prompt",), True, 0)
-        chunks, too_large = split_bundle(bundle, _render(), room)
+        chunks, too_large = split_bundle(bundle, _render(), room, cache_root=self._plans())
         progress = ProgressLine(f"review-agent: model {self.spec}", len(chunks))
         tally = Tally(progress)
 
