@@ -71,10 +71,19 @@ def _far_files(s: Secrets, pad: list[str]) -> tuple[dict[str, str], dict[str, st
             f'        "{s.make(40, ALNUM + "/+")}")', "", "", "X = 1"]
     pair_base = "\n".join([*pad[:PAD], *pair, *pad[PAD:2 * PAD]])
     pair_edit = pair_base.replace("X = 1", "X = 2")
+    # the same, the secret's line edited: an added line whose keyword is three lines above
+    key_id2 = s.make(16, string.ascii_uppercase + "234567")
+    secret2 = s.make(40, ALNUM + "/+")
+    pair2 = [f'PAIR = ("AKIA{key_id2}",', '        "eu-west-1",', '        "rotate yearly",',
+             f'        "{secret2}")']
+    pair2_base = "\n".join([*pad[:PAD], *pair2, *pad[PAD:2 * PAD]])
+    pair2_edit = pair2_base.replace(f'"{secret2}")', f'"{secret2}",)')
     base = {"app/service.py": service_base + "\n", "app/key.py": key_base + "\n",
-            "k8s/far.yaml": k8s_base + "\n", "app/pair.py": pair_base + "\n"}
+            "k8s/far.yaml": k8s_base + "\n", "app/pair.py": pair_base + "\n",
+            "app/pair2.py": pair2_base + "\n"}
     edit = {"app/service.py": service_edit + "\n", "app/key.py": key_edit + "\n",
-            "k8s/far.yaml": k8s_edit + "\n", "app/pair.py": pair_edit + "\n"}
+            "k8s/far.yaml": k8s_edit + "\n", "app/pair.py": pair_edit + "\n",
+            "app/pair2.py": pair2_edit + "\n"}
     return base, edit
 
 
@@ -172,3 +181,26 @@ def test_an_output_without_excerpts_reports_the_same_secrets(git_repo: Repo, see
     html = page.read_text(encoding="utf-8")
     assert "# reviewed" in html  # the page shows the excerpts
     assert not leaked(s.all, [html, proc.stdout, proc.stderr])
+
+
+def test_reported_secrets_are_those_of_the_whole_file_touching_an_added_line(
+        git_repo: Repo, seed: int) -> None:
+    """The report's oracle: scanning whole staged files and keeping the hits that touch an
+    added line, as before the scope was cut, gives the same hits."""
+    from review_agent.secrets import scan_change, scan_text
+
+    _planted(git_repo, seed)
+    change, blobs = with_new_blobs(git_repo.path, git.staged_change(git_repo.path))
+    got = {(h.path, h.line, h.end_line, h.rule, h.value) for h in scan_change(change, blobs)}
+    want = set()
+    for fc in change.files:
+        blob = blobs.get(fc.new_sha)
+        if blob is None or b"\0" in blob[:8192]:
+            continue
+        added = {n for n, _ in fc.added_lines}
+        for h in scan_text(blob.decode("utf-8", "surrogateescape"), fc.path):
+            if any(n in added for n in range(h.line, h.end_line + 1)):
+                want.add((h.path, h.line, h.end_line, h.rule, h.value))
+    assert got == want
+    assert "aws-secret-key-pair" in {rule for _, _, _, rule, _ in got}
+    assert len(want) >= 3

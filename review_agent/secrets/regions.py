@@ -13,6 +13,7 @@ A private key block reaches to its END marker, so a region touching one takes al
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import AnyStr
 
 from review_agent.secrets.rules import RULES
 
@@ -28,29 +29,39 @@ BLOCK_CHARS = 40_000  # how far after BEGIN the scanner looks for END
 Span = tuple[int, int]  # first and last line, 1-based, inclusive
 
 
-def key_blocks(text: str) -> list[Span]:
+def key_blocks(text: str | bytes) -> list[Span]:
     """The line spans of every private key block (BEGIN line to END line) in `text`.
 
     Found with plain substring search on the characters the block rule itself requires
-    (it is case-sensitive: `PRIVATE KEY` on the BEGIN line, `PuTTY-User-Key-File-`).
+    (it is case-sensitive: `PRIVATE KEY` on the BEGIN line, `PuTTY-User-Key-File-`); bytes
+    are searched undecoded.
     """
+    if isinstance(text, bytes):
+        return _key_blocks(text, b"PRIVATE KEY", b"BEGIN", b"PuTTY-User-Key-File-",
+                           b"Private-MAC:", b"\n")
+    return _key_blocks(text, "PRIVATE KEY", "BEGIN", "PuTTY-User-Key-File-", "Private-MAC:",
+                       "\n")
+
+
+def _key_blocks(text: AnyStr, key: AnyStr, begin: AnyStr, putty: AnyStr, mac: AnyStr,
+                nl: AnyStr) -> list[Span]:
     out: list[Span] = []
-    i = text.find("PRIVATE KEY")
+    i = text.find(key)
     while i >= 0:
-        ls = text.rfind("\n", 0, i) + 1
-        if "BEGIN" in text[ls:i]:
-            first = text.count("\n", 0, i) + 1
-            j = text.find("PRIVATE KEY", i + 11, i + BLOCK_CHARS)
-            last = text.count("\n", i, j) + first if j >= 0 else first + BLOCK_LINES
+        ls = text.rfind(nl, 0, i) + 1
+        if begin in text[ls:i]:
+            first = text.count(nl, 0, i) + 1
+            j = text.find(key, i + len(key), i + BLOCK_CHARS)
+            last = text.count(nl, i, j) + first if j >= 0 else first + BLOCK_LINES
             out.append((first, last))
-        i = text.find("PRIVATE KEY", i + 11)
-    i = text.find("PuTTY-User-Key-File-")
+        i = text.find(key, i + len(key))
+    i = text.find(putty)
     while i >= 0:
-        first = text.count("\n", 0, i) + 1
-        j = text.find("Private-MAC:", i, i + BLOCK_CHARS)
-        last = text.count("\n", i, j) + first if j >= 0 else first + BLOCK_LINES
+        first = text.count(nl, 0, i) + 1
+        j = text.find(mac, i, i + BLOCK_CHARS)
+        last = text.count(nl, i, j) + first if j >= 0 else first + BLOCK_LINES
         out.append((first, last))
-        i = text.find("PuTTY-User-Key-File-", i + 20)
+        i = text.find(putty, i + len(putty))
     return out
 
 
@@ -89,18 +100,24 @@ def covered(spans: Sequence[Span]) -> int:
     return sum(hi - lo + 1 for lo, hi in spans)
 
 
-def pieces(text: str, spans: Sequence[Span]) -> list[tuple[int, str]]:
+def pieces(text: AnyStr, spans: Sequence[Span]) -> list[tuple[int, AnyStr]]:
     """(first line, text) of each of the sorted, disjoint `spans` of `text`'s lines; the
     text after the last span is never split."""
     if not spans:
         return []
-    lines = text.split("\n", spans[-1][1])
-    return [(lo, "\n".join(lines[lo - 1:hi])) for lo, hi in spans]
+    nl = _newline(text)
+    lines = text.split(nl, spans[-1][1])
+    return [(lo, nl.join(lines[lo - 1:hi])) for lo, hi in spans]
 
 
-def line_count(text: str) -> int:
+def line_count(text: AnyStr) -> int:
     """Lines of `text` split on "\\n", the empty piece after a final newline not counted."""
-    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    nl = _newline(text)
+    return text.count(nl) + (0 if not text or text.endswith(nl) else 1)
+
+
+def _newline(text: AnyStr) -> AnyStr:
+    return b"\n" if isinstance(text, bytes) else "\n"
 
 
 def runs(numbers: Iterable[int]) -> list[Span]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from review_agent.records import Change, FileChange
 from review_agent.secrets import known, regions
-from review_agent.secrets.decode import to_text
+from review_agent.secrets.decode import to_text, wide_encoding
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
 
@@ -39,6 +39,9 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
 
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
                allow_paths: Sequence[str]) -> list[SecretHit]:
+    if (blob is not None and not fc.binary and not fc.oversized
+            and b"\0" not in blob[:SNIFF] and wide_encoding(blob) is None):
+        return _scan_added(fc, blob, allow, allow_paths)
     text = decode_text(blob) if blob is not None else None
     if fc.binary:
         if text is None:
@@ -68,6 +71,21 @@ def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
             if any(n in added for n in range(h.line, h.end_line + 1)):
                 out.append(h)
     return out
+
+
+def _scan_added(fc: FileChange, blob: bytes, allow: Sequence[str],
+                allow_paths: Sequence[str]) -> list[SecretHit]:
+    """The added lines of a UTF-8 blob and as far around them as any rule reaches; only
+    those lines are decoded (a 20 KB module with a three-line edit is not)."""
+    added = {no for no, _ in fc.added_lines}
+    if not added:
+        return []
+    spans = regions.regions(regions.runs(added), regions.line_count(blob),
+                            regions.PRECISE_REACH, regions.key_blocks(blob))
+    found = [h for lo, piece in regions.pieces(blob, spans)
+             for h in scan_text(piece.decode("utf-8", "surrogateescape"), fc.path, allow=allow,
+                                allow_paths=allow_paths, first_line=lo)]
+    return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
 
 
 def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
