@@ -111,3 +111,29 @@ def test_a_hook_imports_no_yaml_and_no_validator(repo_with_commit: Repo) -> None
     # the first run rendered the reviewer prompt (jinja2); the second found it in the cache
     assert runs[0].stdout.rstrip().endswith("['jinja2']"), runs[0].stdout
     assert runs[1].stdout.rstrip().endswith("[]"), runs[1].stdout
+
+
+def test_a_hook_compiles_no_regex_of_the_graph_loader(repo_with_commit: Repo) -> None:
+    repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return a + b  # changed\n"})
+    code = (
+        "import re._compiler as rc, sys, runpy\n"
+        "seen = []\n"
+        "real = rc.compile\n"
+        "def compile(p, flags=0):\n"
+        "    f = sys._getframe(1)\n"
+        "    while f and '/re/' in f.f_code.co_filename:\n"
+        "        f = f.f_back\n"
+        "    seen.append(f.f_code.co_filename if f else '?')\n"
+        "    return real(p, flags)\n"
+        "rc.compile = compile\n"
+        "sys.argv = ['review-agent', 'hook']\n"
+        "try:\n    runpy.run_module('review_agent', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(len(seen), sorted({s.split('review_agent/')[-1] for s in seen\n"
+        "      if 'review_agent/graph/' in s and not s.endswith('templates.py')}))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo_with_commit.path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    count, _, loaders = proc.stdout.strip().split("\n")[-1].partition(" ")
+    assert int(count) > 50  # the counting works: the scanner and the checks compile
+    assert loaders == "[]", proc.stdout

@@ -14,8 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_SLOT = re.compile(r"\{\{\s*(.*?)\s*\}\}", re.DOTALL)
-_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+from review_agent.lazy_re import lazy
+
+_SLOT = lazy(r"\{\{\s*(.*?)\s*\}\}", re.DOTALL)
+_PATH = lazy(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
 MAX_VALUE_CHARS = 4000
 _MISSING = object()
 

@@ -13,10 +13,12 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from review_agent.lazy_re import lazy
+
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
-_ROUTE = re.compile(rf"judge\.route\s*==\s*({_NAME})")
-_SCORE = re.compile(rf"judge\.score\s*(>=|<=|>|<)\s*({_NUMBER})")
+_ROUTE = lazy(rf"judge\.route\s*==\s*({_NAME})")
+_SCORE = lazy(rf"judge\.score\s*(>=|<=|>|<)\s*({_NUMBER})")
 
 FORMS = ('"true"', '"approvals_resolved"', '"judge.route == NAME"',
          '"judge.score OP NUMBER" (OP one of >= > <= <)')

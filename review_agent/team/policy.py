@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from review_agent.errors import ConfigError
+from review_agent.lazy_re import lazy
 
 DEFAULT_POLICY: dict[str, Any] = {
     "write_files": False,  # proposals are never applied by the tool
@@ -25,11 +26,11 @@ BOOL_KEYS = ("write_files", "commit", "run_commands", "send_secrets", "external_
              "auto_retry")
 TRIGGERS = ("manual", "pre_commit", "review_pipeline")
 # A command that reaches the network.
-CALLS_OUT = re.compile(r"\b(?:curl|wget|ssh|scp|rsync|nc|telnet|ftp)\b|https?://|"
+CALLS_OUT = lazy(r"\b(?:curl|wget|ssh|scp|rsync|nc|telnet|ftp)\b|https?://|"
                        r"\b(?:pip|pip3|npm|yarn|pnpm|gem|cargo|go)\s+(?:install|add|get)\b|"
                        r"\bgit\s+(?:push|fetch|pull|clone)\b")
-COMMITS = re.compile(r"\bgit\s+(?:commit|push|merge|rebase|tag)\b")
-SECRETS = re.compile(r"\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.pem\b|\.key\b|credentials?\b|"
+COMMITS = lazy(r"\bgit\s+(?:commit|push|merge|rebase|tag)\b")
+SECRETS = lazy(r"\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.pem\b|\.key\b|credentials?\b|"
                      r"\bsecrets?\b|\bpasswords?\b|\btokens?\b|\bapi[_-]?keys?\b", re.IGNORECASE)
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from review_agent.errors import ConfigError
+from review_agent.lazy_re import lazy
 
 if TYPE_CHECKING:  # jinja2 is imported only when a template is rendered (hook hot path)
     import jinja2
@@ -150,7 +150,7 @@ def _compiled(source: str) -> jinja2.Template:
     return _environment().from_string(source)
 
 
-_UNDEFINED = re.compile(r"'([^']+)' is undefined|has no attribute '([^']+)'")
+_UNDEFINED = lazy(r"'([^']+)' is undefined|has no attribute '([^']+)'")
 
 
 def render(template: PromptTemplate, **variables: Any) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from typing import Any
 
 from review_agent.errors import ReviewAgentError
+from review_agent.lazy_re import lazy
 from review_agent.records import ContextBundle
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
@@ -20,10 +20,10 @@ FORBIDDEN_NAMES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.pem", "*.key
 ENV_OK = (".env.example", ".env.sample", ".env.template", ".env.dist")
 # Config files that are fine unless they carry a token.
 TOKEN_FILES = {
-    ".npmrc": re.compile(r"(?m)^\s*(?:[^#;\n]*:)?_(?:authToken|auth|password)\s*="),
-    ".pypirc": re.compile(r"(?m)^\s*password\s*[=:]"),
-    ".dockercfg": re.compile(r'"auth"\s*:'),
-    "config.json": re.compile(r'"auths"\s*:\s*\{[^}]*"auth"\s*:'),  # docker login
+    ".npmrc": lazy(r"(?m)^\s*(?:[^#;\n]*:)?_(?:authToken|auth|password)\s*="),
+    ".pypirc": lazy(r"(?m)^\s*password\s*[=:]"),
+    ".dockercfg": lazy(r'"auth"\s*:'),
+    "config.json": lazy(r'"auths"\s*:\s*\{[^}]*"auth"\s*:'),  # docker login
 }
 # Task types whose specialist reads code: they need at least one non-empty source.
 NEEDS_CODE = ("implementation", "test_creation", "documentation", "optimization", "review")
