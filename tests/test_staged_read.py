@@ -231,3 +231,38 @@ def test_a_full_hook_reports_what_a_sequential_review_does(repo_with_commit: Rep
         return re.sub(r'"elapsed": [0-9.]+', '"elapsed": 0', text)
 
     assert stable(hook.stdout) == stable(review.stdout)
+
+
+def test_a_split_diff_is_the_single_diff(repo_with_commit: Repo) -> None:
+    """Counts diffed beside the patch (a big change) give the same change record by record."""
+    repo = repo_with_commit
+    a_varied_change(repo)
+    repo.commit("typechange base", {"t.txt": "was a file\n", "mode.sh": "echo\n"})
+    (repo.path / "t.txt").unlink()
+    os.symlink("README.md", repo.path / "t.txt")
+    (repo.path / "mode.sh").chmod(0o755)
+    repo.stage({"empty.txt": "", "many.txt": "".join(f"{i}\n" for i in range(30_000))},
+               "t.txt", "mode.sh")
+    single = git.staged_change(repo.path)
+    split = git.staged_change(repo.path, split=True)
+    assert split == single
+    statuses = {f.path: f.status for f in single.files}
+    assert statuses["t.txt"] == "T" and statuses["empty.txt"] == "A"
+    assert next(f for f in single.files if f.path == "many.txt").oversized
+    assert git.staged_change(repo.path, ["t.txt", "empty.txt"], split=True) == \
+        git.staged_change(repo.path, ["t.txt", "empty.txt"])
+    with pytest.raises(git.GitError):
+        git.staged_change(repo.path, base="f" * 40, split=True)
+
+
+def test_a_big_change_diffs_its_counts_beside_the_patch(repo_with_commit: Repo,
+                                                        git_log: Path) -> None:
+    repo = repo_with_commit
+    repo.stage({f"tests/n{i}.txt": f"note {i}\n" for i in range(staged_read.SPLIT_AT)})
+    calls(git_log)
+    res = run_cli(repo.path, "hook")
+    assert res.returncode == 0 and f"in {staged_read.SPLIT_AT} files" in res.stdout, res.stdout
+    lines = calls(git_log)
+    assert subcommands(lines) == ["cat-file", "diff-index", "diff-index", "diff-index",
+                                  "rev-parse"], lines
+    assert sum("--numstat" in line for line in lines) == 1
