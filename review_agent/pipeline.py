@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 # added lines are still scanned for secrets from the diff).
 # An oversized file's blob is read this far for the secret scan alone (about 2 s at 18 MB/s).
 SECRET_SCAN_LIMIT = 32 * 1024 * 1024
+# A change this big (added lines) scans for secrets in a forked child beside the line rules.
+FORK_ADDED_LINES = 10_000
 
 REVIEW_REQUEST = {
     "pre_commit": "Review the staged change before it is committed.",
@@ -109,35 +112,58 @@ def with_deterministic(
     The staged bundle goes along in the context so the graph does not stage it twice.
     A failure of the builtin checks costs only them: the secret findings stay.
     """
-    from review_agent import secrets
-    from review_agent.checks import run_checks
-    from review_agent.errors import ReviewAgentError
-    from review_agent.team.staging import review_bundle
+    from review_agent import beside, secrets
+    from review_agent.secrets import known
 
     assert ctx.change is not None
+    change = ctx.change
+    # the scan in a child on the other core while the line rules run here (big changes)
+    staged = beside.start(partial(_bundle_and_values, ctx),
+                          worth=sum(f.added for f in change.files) >= FORK_ADDED_LINES)
     try:
-        bundle = review_bundle(ctx)
-    except ReviewAgentError:  # the graph's staging node reports it
-        bundle = None
+        checked: list[Finding] | None = _builtin_findings(ctx, whole)
+    except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
+        _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")
+        checked = None  # the graph's reviewer runs them again and reports the failure
+    bundle, values = staged()
+    known.reset()
+    known.remember_values(values)  # what the scan found, masked in every output
     if bundle is not None:
         found = list(bundle.secret_findings)
     else:
         opts = ctx.options
         found = secrets.hit_findings(secrets.scan_change(
-            ctx.change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths))
-    try:
-        if whole is None:
-            found.extend(run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests,
-                                    blobs=ctx.blobs))
-        else:
-            owned = {f.path for f in ctx.change.files}
-            found.extend(f for f in run_checks(whole[0], ctx.options, has_tests=whole[2],
-                                               blobs=whole[1]) if f.path in owned)
-        deterministic: tuple[Finding, ...] | None = tuple(found)
-    except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
-        _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")
-        deterministic = None  # the graph's reviewer runs them again and reports the failure
+            change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths))
+    deterministic = None if checked is None else tuple(found + checked)
+    found.extend(checked or ())
     return ctx._replace(staged=bundle, deterministic=deterministic), tuple(found)
+
+
+def _bundle_and_values(ctx: TeamContext) -> tuple[ContextBundle | None, dict[str, str]]:
+    """The staged bundle (None when it cannot be staged: the graph's staging node says
+    why) and the values its scan found."""
+    from review_agent.errors import ReviewAgentError
+    from review_agent.secrets import known
+    from review_agent.team.staging import review_bundle
+
+    try:
+        bundle: ContextBundle | None = review_bundle(ctx)
+    except ReviewAgentError:
+        bundle = None
+    return bundle, known.values()
+
+
+def _builtin_findings(ctx: TeamContext,
+                      whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None
+                      ) -> list[Finding]:
+    from review_agent.checks import run_checks
+
+    assert ctx.change is not None
+    if whole is None:
+        return run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs)
+    owned = {f.path for f in ctx.change.files}
+    return [f for f in run_checks(whole[0], ctx.options, has_tests=whole[2], blobs=whole[1])
+            if f.path in owned]
 
 
 def _warn(message: str) -> None:

@@ -1,0 +1,79 @@
+"""Work beside the main thread, on the machine's other core: a forked child computes a
+value while the parent does something else.
+
+A big staged change spends its time in two independent pure computations, the secret scan
+and the builtin line rules; Python runs one at a time, so the scan runs in a forked child
+and its result comes back pickled through a pipe. Only on Linux (fork is safe there for
+code that takes no lock another thread holds; macOS forbids it for some system
+libraries), only with two cores or more, and only when the work is big enough to repay the
+fork. Any trouble in the child (an exception, a signal, a short or corrupt reply) costs
+nothing but time: the value is then computed here, so the child can never change a result.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def available() -> bool:
+    return sys.platform == "linux" and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+
+
+def start(work: Callable[[], T], *, worth: bool) -> Callable[[], T]:
+    """Start `work` beside the caller; the returned function gives its value (computed in
+    the caller when the child could not give it, or when a fork is not worth it)."""
+    if not (worth and available()):
+        return work
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return work
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return work
+    if pid == 0:  # the child: never returns, never runs the parent's exit handlers
+        code = 1
+        try:
+            os.close(r)
+            data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view):]
+            code = 0
+        except BaseException:  # noqa: BLE001, S110 - the parent computes it again
+            pass
+        finally:
+            os._exit(code)
+    os.close(w)
+
+    def result() -> T:
+        chunks = []
+        try:
+            while chunk := os.read(r, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            chunks = []
+        finally:
+            os.close(r)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 1
+        if status == 0 and chunks:
+            try:
+                value: T = pickle.loads(b"".join(chunks))  # noqa: S301 - our own child
+                return value
+            except Exception:  # noqa: BLE001, S110
+                pass
+        return work()
+
+    return result
