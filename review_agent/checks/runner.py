@@ -242,13 +242,13 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
     A hunk that begins inside a docstring or a /** comment */ is lexed from the whole file,
     not from its first line: its prose is then never mistaken for code. Only the lines that
     hold a state token can change the state (a line without one leaves an open string open
-    and opens nothing), so one regex over the bytes finds them and only they are lexed.
+    and opens nothing), so a search of the bytes for each token finds them and only they are
+    lexed.
     """
     tokens = _state_tokens(syn)
     if blob is None or syn is None or not tokens or not starts:
         return {}
-    total = blob.count(b"\n") + 1  # lines of the file, as str.split("\n") counts them
-    want = sorted(s for s in set(starts) if s <= total)
+    want = sorted(set(starts))
     out: dict[int, str] = {}
     state = ""
     pos, no, k = 0, 1, 0  # `pos` starts line `no`
@@ -274,8 +274,9 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
         pos, no = end + 1, at + 1
         ahead = [a if a < 0 or a >= pos else blob.find(t, pos)
                  for a, t in zip(ahead, tokens, strict=True)]
+    total = blob.count(b"\n") + 1 if k < len(want) else 0  # lines, as str.split counts them
     for rest in want[k:]:
-        if rest >= 1:
+        if 1 <= rest <= total:
             out[rest] = state
     return out
 
