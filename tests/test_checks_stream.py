@@ -235,3 +235,25 @@ def test_an_oversized_file_reviewed_whole_gets_its_line_rules(git_repo: Repo) ->
 
     report = json.loads(proc.stdout)
     assert ("big.py", 25_001, "debugger") in _found(report), proc.stderr
+
+
+def test_a_needle_on_every_line_of_an_oversized_edit_stays_linear(git_repo: Repo) -> None:
+    """30,000 removed and 30,000 added prints: each added hit looks back and ahead a few
+    lines and pairs by exact text, never by comparing each with each."""
+    import time
+
+    from review_agent.checks import run_checks
+    from review_agent.config import Options
+
+    git_repo.commit("init", {"gen.py": "".join(f"print(value_{i})\n" for i in range(30_000))})
+    git_repo.stage({"gen.py": "".join(f"print(value_{i}, 1)\n" if i % 3 else
+                                      f"    print(value_{i})\n" for i in range(30_000))})
+    change = git.staged_change(git_repo.path)
+    assert change.files[0].oversized
+    start = time.perf_counter()
+    found = run_checks(change, Options())
+    seconds = time.perf_counter() - start
+    prints = [f.line for f in found if f.rule == "debug-print"]
+    # the re-indented third pairs with its removed line by text; the edited rest is new
+    assert prints == [i + 1 for i in range(30_000) if i % 3]
+    assert seconds < 15, seconds  # ~1 s here; comparing each with each took hours

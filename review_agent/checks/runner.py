@@ -296,6 +296,7 @@ class FileHits(NamedTuple):
     removed: list[tuple[str, str]]  # (rule id, text) the same rules raise on removed lines
     added_code: list[str]
     removed_code: list[str]
+    streamed: bool = False  # an oversized file's (its hits pair by exact text only)
 
 
 def _run_line(info: FileInfo, plan: _Plan, line: Line) -> list[tuple[Rule, str]]:
@@ -421,7 +422,7 @@ def streamed_findings(info: FileInfo, plan: _Plan, data: bytes, whole: bool) -> 
     """line_findings over a file too big to parse: the same per-line logic, fed only the
     lines holding a needle or a state token (stream.py; what it passes over can raise
     nothing and change no state). No code views are kept (the shape rules see none)."""
-    out = FileHits([], [], [], [])
+    out = FileHits([], [], [], [], streamed=True)
     syn = syntax_for(info.language)
     pre = plan.prefilter
     openers = _multiline_openers(syn)
@@ -472,27 +473,67 @@ PAIR_SAME_FILE = 0.4  # an edited line keeps this much of its old text
 PAIR_OTHER_FILE = 0.8  # a line moved to another file keeps nearly all of it
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.split())[:RATIO_CHARS]
+
+
+class _Removed:
+    """The removed lines that raised one rule: those of parsed files compared one by one,
+    every one (streamed files' too) findable by its normalised text (a ratio of 1.0)."""
+
+    __slots__ = ("compared", "by_text", "alive")
+
+    def __init__(self) -> None:
+        self.compared: list[tuple[int, str, str]] = []  # (id, path, text) of parsed files
+        self.by_text: dict[str, list[tuple[int, str]]] = {}  # normalised -> (id, path)
+        self.alive: list[bool] = []
+
+    def add(self, path: str, text: str, compared: bool) -> None:
+        i = len(self.alive)
+        self.alive.append(True)
+        if compared:
+            self.compared.append((i, path, text))
+        self.by_text.setdefault(_norm(text), []).append((i, path))
+
+    def same_text(self, text: str) -> int:
+        return next((i for i, _ in self.by_text.get(_norm(text), ()) if self.alive[i]), -1)
+
+
 def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
     """Added-line findings the change did not introduce: each removed line that raised the
     same rule (an edited, re-indented or moved line that already had the construct) pairs
-    with the most similar added one, which is then dropped."""
-    pool: dict[str, list[tuple[str, str]]] = {}
+    with the most similar added one, which is then dropped.
+
+    An oversized file can raise hundreds of thousands of hits: comparing each with each
+    would take hours, so its lines pair only with lines of the same text (whitespace
+    aside), never by similarity; parsed files pair as always among themselves."""
+    pool: dict[str, _Removed] = {}
     for path, fh in hits.items():
         for rule_id, text in fh.removed:
-            pool.setdefault(rule_id, []).append((path, text))
+            pool.setdefault(rule_id, _Removed()).add(path, text, not fh.streamed)
     out: list[Finding] = []
     for path, fh in hits.items():
         for hit in fh.added:
             f = hit.finding
-            candidates = pool.get(f.rule, [])
+            removed = pool.get(f.rule)
             best, best_i = 0.0, -1
-            for i, (other, text) in enumerate(candidates):
-                need = PAIR_SAME_FILE if other == path else PAIR_OTHER_FILE
-                r = _ratio(hit.text, text)
-                if r >= need and r > best:
-                    best, best_i = r, i
+            if removed is not None and not fh.streamed:
+                for i, other, text in removed.compared:
+                    if not removed.alive[i]:
+                        continue
+                    need = PAIR_SAME_FILE if other == path else PAIR_OTHER_FILE
+                    r = _ratio(hit.text, text)
+                    if r >= need and r > best:
+                        best, best_i = r, i
+            if removed is not None and best < 1.0:
+                # a ratio of 1.0 is the same text: among parsed files' lines the comparison
+                # found it already, so this finds an oversized file's line (or nothing)
+                same = removed.same_text(hit.text)
+                if same >= 0:
+                    best_i = same
             if best_i >= 0 and f.rule != conflicts.CONFLICT.id:
-                candidates.pop(best_i)
+                assert removed is not None
+                removed.alive[best_i] = False
                 continue
             out.append(f)
     return out

@@ -24,7 +24,6 @@ _HEADER = re.compile(rb"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 # the start of the next line on each side: "+", " " or an empty context line
 # ("diff.suppressBlankEmpty" drops its space); "\" (no newline at end) is on neither
 _NEXT = {"new": re.compile(rb"\n(?=[+ \n])"), "old": re.compile(rb"\n(?=[- \n])")}
-_PREVIOUS = {"new": (b"\n+", b"\n ", b"\n\n"), "old": (b"\n-", b"\n ", b"\n\n")}
 STREAM_LINES = MAX_PARSED_LINES  # the runner streams a file with more added lines than this
 
 
@@ -121,17 +120,21 @@ class _Walk:
         self.whole = whole
 
     def _previous(self, side: str, lo: int, start: int) -> str:
-        """The text of the side's nearest line above the line at `start`, from `lo` on."""
+        """The text of the side's nearest line above the line at `start`, from `lo` on.
+
+        Walked back a line at a time: the first line above is nearly always on the side, and
+        a run of the other side's lines is walked once, by the first line after it (a search
+        for each kind of line back to the hunk's start would be quadratic)."""
         data = self.data
-        if self.whole:
-            if start <= lo:
-                return ""
-            begin = data.rfind(b"\n", lo, start - 1) + 1 or lo
-            return _text(data[begin:start - 1])
-        at = max(data.rfind(p, lo - 1, start) for p in _PREVIOUS[side])
-        if at < 0:
-            return ""
-        return "" if data[at + 1:at + 2] == b"\n" else _line_at(data, at + 2, start)
+        other = b"+" if side == "old" else b"-"
+        end = start - 1  # the "\n" that ends the line above
+        while end > lo:
+            begin = data.rfind(b"\n", lo, end) + 1 or lo
+            mark = data[begin:begin + 1] if not self.whole else b"+"
+            if mark not in (other, b"\\"):
+                return _text(data[begin + (mark not in (b"", b"\n") and not self.whole):end])
+            end = begin - 1
+        return ""
 
     def _following(self, side: str, end: int, stop: int) -> tuple[str, ...]:
         """The texts of up to `ahead` lines of the side after the line ending at `end`."""
