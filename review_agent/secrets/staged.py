@@ -49,40 +49,28 @@ def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
         return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths)
     if fc.oversized:  # too big to parse line by line: the staged file is scanned whole
         return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths) if text else []
+    if text is not None:  # UTF-16/32: its text as UTF-8, losslessly
+        return _scan_added(fc, text.encode("utf-8", "surrogateescape"), allow, allow_paths)
     added = {no for no, _ in fc.added_lines}
-    if not added:
-        return []
-    if text is not None:  # the added lines and as far around them as any rule reaches
-        spans = regions.regions(regions.runs(added), regions.line_count(text),
-                                regions.PRECISE_REACH, regions.key_blocks(text))
-        found = [h for lo, piece in regions.pieces(text, spans)
-                 for h in scan_text(piece, fc.path, allow=allow, allow_paths=allow_paths,
-                                    first_line=lo)]
-        return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
-    out: list[SecretHit] = []
+    found: list[SecretHit] = []
     for hunk in fc.hunks:  # no blob (too large): the new side of each hunk, as git shows it
         new_lines = [ln for ln in hunk.lines if ln.kind != "-" and ln.new_no is not None]
-        if not new_lines:
-            continue
-        first = new_lines[0].new_no or 1
-        text = "\n".join(ln.text for ln in new_lines)
-        for h in scan_text(text, fc.path, allow=allow, allow_paths=allow_paths):
-            h = h._replace(line=h.line + first - 1, end_line=h.end_line + first - 1)
-            if any(n in added for n in range(h.line, h.end_line + 1)):
-                out.append(h)
-    return out
+        if new_lines:
+            found += scan_text("\n".join(ln.text for ln in new_lines), fc.path, allow=allow,
+                               allow_paths=allow_paths, first_line=new_lines[0].new_no or 1)
+    return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
 
 
-def _scan_added(fc: FileChange, blob: bytes, allow: Sequence[str],
+def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
                 allow_paths: Sequence[str]) -> list[SecretHit]:
-    """The added lines of a UTF-8 blob and as far around them as any rule reaches; only
+    """The added lines of a UTF-8 file and as far around them as any rule reaches; only
     those lines are decoded (a 20 KB module with a three-line edit is not)."""
     added = {no for no, _ in fc.added_lines}
     if not added:
         return []
-    spans = regions.regions(regions.runs(added), regions.line_count(blob),
-                            regions.PRECISE_REACH, regions.key_blocks(blob))
-    found = [h for lo, piece in regions.pieces(blob, spans)
+    spans = regions.regions(regions.runs(added), regions.line_count(data),
+                            regions.PRECISE_REACH, regions.key_blocks(data))
+    found = [h for lo, piece in regions.pieces(data, spans)
              for h in scan_text(piece.decode("utf-8", "surrogateescape"), fc.path, allow=allow,
                                 allow_paths=allow_paths, first_line=lo)]
     return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
