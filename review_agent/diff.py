@@ -1,10 +1,14 @@
-"""Pure parser of git's `-z --raw -p` and `-z --numstat` output into FileChange records.
+"""Pure parser of git's `-z --raw -p` output into FileChange records.
 
 Paths come from the NUL-separated raw records, never from `diff --git` headers (a path
 containing " b/" makes those ambiguous). Patch sections are matched to raw records in
 order: a typechange (T) is one raw record but two sections (deletion, then creation).
 Unmerged (U) records are skipped with their `* Unmerged path` line: git refuses to
 commit them, so a review has nothing to say about their content.
+
+The added and deleted counts are those of the patch's own hunk lines. They are not asked
+of git (`--numstat`): beside `-p`, it diffs every file a second time, which doubled the
+diff's cost (2,000 staged files: 0.80 s against 0.44 s).
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from review_agent.errors import ReviewAgentError
 from review_agent.records import DiffLine, FileChange, Hunk
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$", re.DOTALL)
-_DIGITS = b"0123456789-"
 # A file with more changed lines than this is not parsed line by line (a generated or
 # vendored dump): its hunks stay empty, it is marked oversized and keeps its patch text
 # unparsed (`FileChange.patch`), which the line checks stream. 20,000 lines parse in
@@ -36,17 +39,12 @@ class RawRecord(NamedTuple):
     old_path: str | None  # source of a rename or copy
 
 
-class NumStat(NamedTuple):
-    path: str
-    added: int
-    deleted: int
-    binary: bool
-
-
 class _Section(NamedTuple):
     binary: bool
     hunks: tuple[Hunk, ...]
-    patch: bytes = b""  # a skipped section's hunks, unparsed (from its first "@@" line)
+    added: int
+    deleted: int
+    patch: bytes = b""  # an oversized section's hunks, unparsed (from its first "@@" line)
 
 
 def _text(b: bytes) -> str:
@@ -57,10 +55,9 @@ def _bad(what: str) -> ReviewAgentError:
     return ReviewAgentError(f"cannot parse git diff output: {what}")
 
 
-def split_header(data: bytes) -> tuple[list[RawRecord], list[NumStat], bytes]:
-    """Split `-z` output into its raw records, numstat records and the patch text."""
+def split_header(data: bytes) -> tuple[list[RawRecord], bytes]:
+    """Split `-z --raw -p` output into its raw records and the patch text."""
     raws: list[RawRecord] = []
-    stats: list[NumStat] = []
     pos, end = 0, len(data)
 
     def token() -> bytes:
@@ -83,22 +80,11 @@ def split_header(data: bytes) -> tuple[list[RawRecord], list[NumStat], bytes]:
                 _text(fields[0]), _text(fields[1]), _text(fields[2]), _text(fields[3]),
                 letter, int(score) if score.isdigit() else None, _text(token()), old_path,
             ))
-        elif first and first in _DIGITS:
-            added, sep1, rest = token().partition(b"\t")
-            deleted, sep2, path = rest.partition(b"\t")
-            if not (sep1 and sep2):
-                raise _bad("malformed numstat record")
-            if not path:  # rename or copy: "\0old\0new\0"
-                token()
-                path = token()
-            binary = added == b"-"
-            stats.append(NumStat(_text(path), 0 if binary else int(added),
-                                 0 if binary else int(deleted), binary))
         elif first == b"\0":  # the empty record between the header and the patch
-            return raws, stats, data[pos + 1:]
+            return raws, data[pos + 1:]
         else:
-            return raws, stats, data[pos:]
-    return raws, stats, b""
+            return raws, data[pos:]
+    return raws, b""
 
 
 def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
@@ -144,13 +130,14 @@ def _is_binary_marker(line: bytes) -> bool:
 
 
 def split_sections(patch: bytes, unmerged: Sequence[str] = (),
-                   skip: Sequence[bool] = ()) -> list[_Section]:
-    """The `diff --git` sections of a patch, in order, with their hunks.
+                   max_lines: int = MAX_PARSED_LINES) -> list[_Section]:
+    """The `diff --git` sections of a patch, in order, with their hunks and counts.
 
     `unmerged` are the U paths in order: git prints each as `* Unmerged path <path>`
-    with the path unquoted, so a newline in it spans lines. Sections flagged in `skip` are
-    not parsed: their hunk text is kept as bytes, and no list of their lines is ever built
-    (the whole patch is never split into lines either, one section at a time is).
+    with the path unquoted, so a newline in it spans lines. A section with more than
+    `max_lines` changed lines is not parsed: its hunk text is kept as bytes, and no list of
+    its lines is ever built (the whole patch is never split into lines either, one section
+    at a time is).
     """
     sections: list[_Section] = []
     pending = list(unmerged)
@@ -176,18 +163,23 @@ def split_sections(patch: bytes, unmerged: Sequence[str] = (),
             unmerged_at = patch.find(b"\n* Unmerged path ", unmerged_at + 1)
         ends = [i + 1 for i in (patch.find(b"\ndiff --git ", eol), unmerged_at) if i >= 0]
         end = min(ends) if ends else n
-        if len(sections) < len(skip) and skip[len(sections)]:
-            at = patch.find(b"\n@@ ", pos, end)
-            header = patch[pos:end if at < 0 else at].split(b"\n")
-            sections.append(_Section(any(map(_is_binary_marker, header)), (),
-                                     b"" if at < 0 else patch[at + 1:end]))
+        # Hunk lines start after the first "@@" line: each added line is a "\n+" there, each
+        # deleted one a "\n-" (the "--- a/" and "+++ b/" lines come before it).
+        at = patch.find(b"\n@@ ", pos, end)
+        added = deleted = 0
+        if at >= 0:
+            added, deleted = patch.count(b"\n+", at, end), patch.count(b"\n-", at, end)
+        if added + deleted > max_lines:
+            header = patch[pos:at].split(b"\n")
+            sections.append(_Section(any(map(_is_binary_marker, header)), (), added, deleted,
+                                     patch[at + 1:end]))
         else:
-            sections.append(_parse_section(patch[pos:end].split(b"\n")))
+            sections.append(_parse_section(patch[pos:end].split(b"\n"), added, deleted))
         pos = end
     return sections
 
 
-def _parse_section(lines: list[bytes]) -> _Section:
+def _parse_section(lines: list[bytes], added: int, deleted: int) -> _Section:
     """One section's lines (the first is its `diff --git` line) into its hunks."""
     i, n = 1, len(lines)
     binary = False
@@ -201,30 +193,72 @@ def _parse_section(lines: list[bytes]) -> _Section:
     for line in lines[i:]:
         if line != b"":
             raise _bad(f"unexpected line {_text(line)[:80]!r}")
-    return _Section(binary, tuple(hunks))
+    return _Section(binary, tuple(hunks), added, deleted)
 
 
-def parse(raw_patch: bytes, numstat: bytes = b"", *, max_lines: int = MAX_PARSED_LINES
-          ) -> tuple[FileChange, ...]:
-    """FileChanges from `-z --raw -p` output and its `-z --numstat` twin.
+def parse(raw_patch: bytes, *, max_lines: int = MAX_PARSED_LINES) -> tuple[FileChange, ...]:
+    """FileChanges from `-z --raw -p` output.
 
-    The numstat records may also be inside `raw_patch` (`--raw --numstat -p` in one run).
     A file with more than `max_lines` changed lines is oversized (see MAX_PARSED_LINES).
     """
-    raws, stats, patch = split_header(raw_patch)
-    if numstat:
-        stats += split_header(numstat)[1]
-    if len(stats) != len(raws):
-        raise _bad(f"{len(raws)} raw records but {len(stats)} numstat records")
-    skip = [stat.added + stat.deleted > max_lines
-            for raw, stat in zip(raws, stats, strict=True) if raw.status != "U"
-            for _ in range(2 if raw.status == "T" else 1)]
-    sections = split_sections(patch, [r.path for r in raws if r.status == "U"], skip)
+    raws, patch = split_header(raw_patch)
+    return assemble(raws, split_sections(patch, [r.path for r in raws if r.status == "U"],
+                                         max_lines))
+
+
+class PatchStream:
+    """`parse`, fed the output a piece at a time as git writes it: each section is parsed
+    once the next one begins, so the parsing is done when git is (the hook's reader).
+
+    `feed` the pieces, then `finish` for the FileChanges; `raws` holds the raw records
+    once they are all in (git writes them before the first patch section).
+    """
+
+    CHUNK = 1 << 18  # parse once this much of the patch waits
+
+    def __init__(self, max_lines: int = MAX_PARSED_LINES) -> None:
+        self.max_lines = max_lines
+        self.raws: list[RawRecord] | None = None
+        self._head = bytearray()  # the raw records, until their end is in
+        self._patch = bytearray()  # patch text not parsed yet
+        self._sections: list[_Section] = []
+        self._whole = False  # unmerged paths: their unquoted lines are parsed in one go
+
+    def feed(self, data: bytes) -> None:
+        if self.raws is None:
+            self._head += data
+            end = self._head.find(b"\0\0")  # the empty record after the last raw one
+            if end < 0:
+                if bytes(self._head[:1]) in (b":", b""):
+                    return
+                end = -2  # no raw records (malformed: `finish` says so)
+            raws, rest = split_header(bytes(self._head[:end + 2]))
+            self.raws = raws
+            self._whole = any(r.status == "U" for r in raws)
+            data = bytes(self._head[end + 2:])
+            self._head = bytearray()
+        self._patch += data
+        if self._whole or len(self._patch) < self.CHUNK:
+            return
+        cut = self._patch.rfind(b"\ndiff --git ")
+        if cut > 0:
+            self._sections += split_sections(bytes(self._patch[:cut + 1]), (), self.max_lines)
+            del self._patch[:cut + 1]
+
+    def finish(self) -> tuple[FileChange, ...]:
+        if self.raws is None:
+            raws, patch = split_header(bytes(self._head))
+        else:
+            raws, patch = self.raws, bytes(self._patch)
+        unmerged = [r.path for r in raws if r.status == "U"]
+        return assemble(raws, self._sections + split_sections(patch, unmerged, self.max_lines))
+
+
+def assemble(raws: Sequence[RawRecord], sections: Sequence[_Section]) -> tuple[FileChange, ...]:
+    """FileChanges from the raw records and their patch sections, in order."""
     out: list[FileChange] = []
     k = 0
-    for raw, stat in zip(raws, stats, strict=True):
-        if stat.path != raw.path:
-            raise _bad(f"numstat path {stat.path!r} does not match {raw.path!r}")
+    for raw in raws:
         if raw.status == "U":
             continue
         take = 2 if raw.status == "T" else 1
@@ -232,22 +266,21 @@ def parse(raw_patch: bytes, numstat: bytes = b"", *, max_lines: int = MAX_PARSED
         if len(mine) != take:
             raise _bad(f"no patch section for {raw.path!r}")
         k += take
-        binary = stat.binary or any(s.binary for s in mine)
-        oversized = stat.added + stat.deleted > max_lines
+        added, deleted = sum(s.added for s in mine), sum(s.deleted for s in mine)
         out.append(FileChange(
             path=raw.path,
             old_path=raw.old_path,
             status=raw.status,
-            binary=binary,
+            binary=any(s.binary for s in mine),
             old_mode=raw.old_mode,
             new_mode=raw.new_mode,
             old_sha=raw.old_sha,
             new_sha=raw.new_sha,
             hunks=tuple(h for s in mine for h in s.hunks),
-            added=stat.added,
-            deleted=stat.deleted,
+            added=added,
+            deleted=deleted,
             similarity=raw.score if raw.status in ("R", "C") else None,
-            oversized=oversized,
+            oversized=any(s.patch for s in mine),
             patch=b"".join(s.patch for s in mine),
         ))
     if k != len(sections):

@@ -12,29 +12,21 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from review_agent import diff
 from review_agent.errors import GitError, NotAGitRepository
-from review_agent.git_env import HOSTILE_ENV, SAFE_CONFIG, child_env
+from review_agent.git_env import DIFF_OPTIONS, HOSTILE_ENV, SAFE_CONFIG, child_env
 from review_agent.proc import ProcResult, Session, run
 from review_agent.proc import stream as proc_stream
 from review_agent.records import Change
 
-DIFF_OPTIONS = (
-    "-z", "--raw", "--numstat", "-p", "-M", "-U3", "--inter-hunk-context=0", "--full-index",
-    "--no-abbrev", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
-    "--ignore-submodules=none",
-    "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
-)
-
-
 SYMLINK_MODE = "120000"
 
 
-__all__ = ["HOSTILE_ENV", "SAFE_CONFIG"]  # re-exported: the one list of each
+__all__ = ["DIFF_OPTIONS", "HOSTILE_ENV", "SAFE_CONFIG"]  # re-exported: the one list of each
 
 
 def git_env() -> dict[str, str]:
@@ -161,14 +153,12 @@ def _literal(paths: Sequence[str]) -> list[str]:
 
 
 def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
-                  base: str | None = None, split: bool = False) -> Change:
+                  base: str | None = None) -> Change:
     """The index (GIT_INDEX_FILE when set) against HEAD, or the empty tree before a commit.
 
     `paths` restrict the change; they are relative to the top level and taken literally.
     `base` is HEAD's commit (or the empty tree) when the caller knows it already.
-    At most three git processes: rev-parse, (hash-object,) diff-index. With `split` (a big
-    change), the counts (`--numstat`, which diffs every file a second time) come from a
-    second diff-index running beside the patch's, on the other core.
+    At most three git processes: rev-parse, (hash-object,) diff-index.
     """
     if base is None:
         base = head(root) or empty_tree(root)
@@ -177,39 +167,8 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
         if not paths:
             return Change(base, None, ())
         tail += _literal(paths)
-    if not split:
-        res = _git(root, "diff-index", "--cached", *DIFF_OPTIONS, *tail)
-        return Change(base, None, diff.parse(res.stdout))
-    counts = [o for o in DIFF_OPTIONS if o not in ("--raw", "-p")]
-    patch = [o for o in DIFF_OPTIONS if o != "--numstat"]
-    numstat, raw_patch = _beside(lambda: _git(root, "diff-index", "--cached", *counts, *tail),
-                                 lambda: _git(root, "diff-index", "--cached", *patch, *tail))
-    return Change(base, None, diff.parse(raw_patch.stdout, numstat.stdout))
-
-
-def _beside(first: Callable[[], ProcResult], second: Callable[[], ProcResult]
-            ) -> tuple[ProcResult, ProcResult]:
-    """Both results, `first` run in a thread while `second` runs here (errors re-raised)."""
-    import threading
-
-    box: list[ProcResult | BaseException] = []
-
-    def run_first() -> None:
-        try:
-            box.append(first())
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box.append(exc)
-
-    thread = threading.Thread(target=run_first, daemon=True)
-    thread.start()
-    try:
-        two = second()
-    finally:
-        thread.join()
-    one = box[0]
-    if isinstance(one, BaseException):
-        raise one
-    return one, two
+    res = _git(root, "diff-index", "--cached", *DIFF_OPTIONS, *tail)
+    return Change(base, None, diff.parse(res.stdout))
 
 
 def range_change(root: str | Path, base: str, head: str) -> Change:

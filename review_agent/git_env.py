@@ -19,6 +19,16 @@ HOSTILE_ENV = (
     "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
 )
 
+# Every diff whose output `diff.parse` reads: raw records (paths from these, never from
+# patch headers), then the patch; the options that user configuration could otherwise
+# change are fixed. The counts are the hunks' (no `--numstat`: it diffs every file again).
+DIFF_OPTIONS = (
+    "-z", "--raw", "-p", "-M", "-U3", "--inter-hunk-context=0", "--full-index",
+    "--no-abbrev", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
+    "--ignore-submodules=none",
+    "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+)
+
 # Before every command: nothing the repository configures may run. `core.fsmonitor` names
 # a program that `diff-index` and `ls-files` execute; no pager; quoted paths stay raw.
 SAFE_CONFIG = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false")

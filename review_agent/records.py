@@ -47,7 +47,7 @@ class FileChange(NamedTuple):
     old_sha: str  # all zeros when added
     new_sha: str  # all zeros when deleted
     hunks: tuple[Hunk, ...]
-    added: int  # numstat; 0 for binary
+    added: int  # the hunks' added lines (counted even when unparsed); 0 for binary
     deleted: int
     similarity: int | None = None  # rename/copy score
     oversized: bool = False  # too many changed lines to parse: hunks left empty

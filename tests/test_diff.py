@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -26,46 +27,48 @@ def raw(status: str, *paths: str, old: str = "100644", new: str = "100644",
 
 
 def test_nothing_staged() -> None:
-    assert diff.parse(b"", b"") == ()
+    assert diff.parse(b"") == ()
 
 
 def test_path_with_b_slash_comes_from_the_raw_record() -> None:
     patch = (b"diff --git a/x b/z.txt b/x b/z.txt\nindex " + A.encode() + b".." + B.encode()
              + b" 100644\n--- a/x b/z.txt\n+++ b/x b/z.txt\n@@ -1 +1,2 @@\n one\n+two\n")
-    out = diff.parse(raw("M", "x b/z.txt") + b"\0" + patch, b"1\t0\tx b/z.txt\0")
+    out = diff.parse(raw("M", "x b/z.txt") + b"\0" + patch)
 
     assert [(f.path, f.status) for f in out] == [("x b/z.txt", "M")]
     assert out[0].added_lines == ((2, "two"),)
     assert out[0].hunks[0].lines[0].old_no == 1
 
 
-def test_numstat_inline_equals_numstat_apart() -> None:
-    patch = b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-x\n+y\n same\n"
-    apart = diff.parse(raw("M", "f") + b"\0" + patch, b"1\t1\tf\0")
-    inline = diff.parse(raw("M", "f") + b"1\t1\tf\0\0" + patch)
+def test_counts_are_the_hunk_lines_not_the_file_headers() -> None:
+    # "--- a/f" and "+++ b/f" are headers; "---x" and "+++y" inside a hunk are lines
+    patch = (b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n---x\n+++y\n same\n"
+             b"-- z\n+ z\n\\ No newline at end of file\n")
+    fc = diff.parse(raw("M", "f") + b"\0" + patch)[0]
 
-    assert apart == inline
-    assert (apart[0].added, apart[0].deleted) == (1, 1)
+    assert (fc.added, fc.deleted) == (2, 2)
+    assert [t for _, t in fc.added_lines] == ["++y", " z"]
 
 
-def test_rename_numstat_and_similarity() -> None:
+def test_rename_counts_and_similarity() -> None:
     out = diff.parse(
         raw("R087", "old name", "new name") + b"\0"
         + b"diff --git a/old name b/new name\nsimilarity index 87%\n"
           b"rename from old name\nrename to new name\n@@ -3,0 +4 @@ ctx\n+added\n",
-        b"1\t0\t\0old name\0new name\0")
+    )
 
     fc = out[0]
     assert (fc.path, fc.old_path, fc.status, fc.similarity) == ("new name", "old name", "R", 87)
     assert fc.hunks[0].section == "ctx"
     assert fc.added_lines == ((4, "added"),)
+    assert (fc.added, fc.deleted) == (1, 0)
 
 
 def test_zero_context_and_blank_context_lines() -> None:
     # diff.suppressBlankEmpty writes an empty context line as "" instead of " "
     patch = (b"diff --git a/f b/f\n--- a/f\n+++ b/f\n"
              b"@@ -5,0 +6,2 @@\n+six\n+seven\n@@ -10,3 +12,3 @@ def f():\n\n-old\n+new\n \n")
-    fc = diff.parse(raw("M", "f") + b"\0" + patch, b"3\t1\tf\0")[0]
+    fc = diff.parse(raw("M", "f") + b"\0" + patch)[0]
 
     assert fc.added_lines == ((6, "six"), (7, "seven"), (13, "new"))
     second = fc.hunks[1].lines
@@ -76,7 +79,7 @@ def test_zero_context_and_blank_context_lines() -> None:
 def test_no_newline_marker_inside_a_hunk() -> None:
     patch = (b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n-a\n"
              b"\\ No newline at end of file\n+a\n+b\n\\ No newline at end of file\n")
-    fc = diff.parse(raw("M", "f") + b"\0" + patch, b"2\t1\tf\0")[0]
+    fc = diff.parse(raw("M", "f") + b"\0" + patch)[0]
 
     assert [(ln.kind, ln.text) for ln in fc.hunks[0].lines] == [("-", "a"), ("+", "a"),
                                                                  ("+", "b")]
@@ -92,54 +95,47 @@ def test_typechange_takes_two_sections_and_unmerged_is_skipped() -> None:
              + b"\n")
     out = diff.parse(
         raw("U", "u", new="000000", new_sha=Z) + raw("T", "t", new="120000")
-        + raw("A", "e", old="000000", old_sha=Z) + b"\0" + patch,
-        b"0\t0\tu\0" b"1\t1\tt\0" b"0\t0\te\0")
+        + raw("A", "e", old="000000", old_sha=Z) + b"\0" + patch)
 
-    assert [(f.path, f.status) for f in out] == [("t", "T"), ("e", "A")]
+    assert [(f.path, f.status, f.added, f.deleted) for f in out] == [("t", "T", 1, 1),
+                                                                    ("e", "A", 0, 0)]
     assert out[0].added_lines == ((1, "target"),)
     assert [ln.text for h in out[0].hunks for ln in h.lines if ln.kind == "-"] == ["body"]
     assert out[1].hunks == ()
 
 
-def test_binary_from_numstat_and_from_patch() -> None:
+def test_binary_from_the_patch() -> None:
     patch = (b"diff --git a/p b/q\nsimilarity index 100%\nrename from p\nrename to q\n"
              b"diff --git a/i b/i\nindex " + A.encode() + b".." + B.encode() + b" 100644\n"
              b"Binary files a/i and b/i differ\n")
-    out = diff.parse(raw("R100", "p", "q") + raw("M", "i") + b"\0" + patch,
-                     b"-\t-\t\0p\0q\0-\t-\ti\0")
+    out = diff.parse(raw("R100", "p", "q") + raw("M", "i") + b"\0" + patch)
 
     assert [(f.path, f.binary, f.added, f.deleted) for f in out] == [
-        ("q", True, 0, 0), ("i", True, 0, 0)]
+        ("q", False, 0, 0), ("i", True, 0, 0)]
 
 
 def test_non_utf8_bytes_survive() -> None:
     patch = b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+caf\xe9\r\n"
     record = b":000000 100644 " + Z.encode() + b" " + B.encode() + b" A\0caf\xe9\0"
-    fc = diff.parse(record + b"\0" + patch, b"1\t0\tcaf\xe9\0")[0]
+    fc = diff.parse(record + b"\0" + patch)[0]
 
     assert fc.path.encode("utf-8", "surrogateescape") == b"caf\xe9"
     assert fc.added_lines[0][1].encode("utf-8", "surrogateescape") == b"caf\xe9\r"
 
 
-@pytest.mark.parametrize("raw_patch,numstat,message", [
-    (raw("M", "f") + b"\0diff --git a/f b/f\n@@ -1,2 +1,2 @@\n-x\n", b"1\t1\tf\0",
-     "truncated hunk"),
-    (raw("M", "f") + b"\0diff --git a/f b/f\n@@ -1 +1 @@\n?x\n", b"1\t1\tf\0",
-     "unexpected line in hunk"),
-    (raw("M", "f") + b"\0garbage\n", b"0\t0\tf\0", "unexpected line"),
-    (raw("M", "f") + b"\0", b"", "1 raw records but 0 numstat records"),
-    (raw("M", "f") + b"\0", b"0\t0\tg\0", "does not match"),
-    (raw("M", "f") + b"\0", b"0\t0\tf\0", "no patch section"),
-    (b"\0diff --git a/f b/f\n", b"", "without a raw record"),
-    (b":100644 100644 x", b"", "unterminated record"),
-    (b":100644 x\0f\0", b"", "malformed raw record"),
-    (raw("M", "f"), b"7\0", "malformed numstat record"),
-    (raw("M", "f") + b"\0diff --git a/f b/f\n@@ -x +1 @@\n", b"0\t0\tf\0", "bad hunk header"),
+@pytest.mark.parametrize("raw_patch,message", [
+    (raw("M", "f") + b"\0diff --git a/f b/f\n@@ -1,2 +1,2 @@\n-x\n", "truncated hunk"),
+    (raw("M", "f") + b"\0diff --git a/f b/f\n@@ -1 +1 @@\n?x\n", "unexpected line in hunk"),
+    (raw("M", "f") + b"\0garbage\n", "unexpected line"),
+    (raw("M", "f") + b"\0", "no patch section"),
+    (b"\0diff --git a/f b/f\n", "without a raw record"),
+    (b":100644 100644 x", "unterminated record"),
+    (b":100644 x\0f\0", "malformed raw record"),
+    (raw("M", "f") + b"\0diff --git a/f b/f\n@@ -x +1 @@\n", "bad hunk header"),
 ])
-def test_malformed_output_is_one_clear_error(raw_patch: bytes, numstat: bytes, message: str
-                                             ) -> None:
+def test_malformed_output_is_one_clear_error(raw_patch: bytes, message: str) -> None:
     with pytest.raises(ReviewAgentError) as info:
-        diff.parse(raw_patch, numstat)
+        diff.parse(raw_patch)
     assert str(info.value).startswith("cannot parse git diff output: ")
     assert message in str(info.value)
     assert "\n" not in str(info.value)
@@ -189,6 +185,11 @@ def test_staged_content_round_trips_through_the_parser(old: str, new: str) -> No
         repo.stage({"changed.txt": new, "added.txt": new})
 
         files = {f.path: f for f in git.staged_change(repo.path).files}
+        numstat = repo.git("diff", "--cached", "--numstat", "-z")
+
+    # the counts are git's own, though not asked of it
+    counts = {p: (a, d) for a, d, p in (r.split("\t") for r in numstat.split("\0") if r)}
+    assert {p: (str(f.added), str(f.deleted)) for p, f in files.items()} == counts
 
     added = files["added.txt"]
     assert added.status == "A" and not added.binary
@@ -198,3 +199,45 @@ def test_staged_content_round_trips_through_the_parser(old: str, new: str) -> No
         assert "changed.txt" not in files
     else:
         assert rebuild(lines_of(old), files["changed.txt"]) == lines_of(new)
+
+
+def test_a_patch_fed_in_pieces_parses_as_a_whole(repo_with_commit: Repo) -> None:
+    """PatchStream (the hook parses as git writes) against parse, cut at random places:
+    renames, a binary, a typechange, an oversized file and sections bigger than a chunk."""
+    import os
+    import random
+
+    repo = repo_with_commit
+    repo.commit("base", {"old.txt": "".join(f"line {i}\n" for i in range(40)),
+                         "t.txt": "a file\n", "img.bin": b"\0\1"})
+    repo.git("mv", "old.txt", "renamed.txt")
+    (repo.path / "t.txt").unlink()
+    os.symlink("README.md", repo.path / "t.txt")
+    repo.stage({f"d/f{i}.py": "".join(f"x{i} = {j}\n" for j in range(300)) for i in range(120)}
+               | {"img.bin": b"\0\1\2", "big.txt": "".join(f"{i}\n" for i in range(25_000))},
+               "t.txt")
+    out = subprocess.run(["git", "diff-index", "--cached", *git.DIFF_OPTIONS, "HEAD", "--"],
+                         cwd=repo.path, capture_output=True, check=True).stdout
+    whole = diff.parse(out)
+    assert len(out) > 2 * diff.PatchStream.CHUNK
+    assert {f.status for f in whole} >= {"R", "T", "A", "M"}
+    assert any(f.oversized for f in whole) and any(f.binary for f in whole)
+    rng = random.Random(5)
+    for _ in range(6):
+        stream = diff.PatchStream()
+        pos = 0
+        while pos < len(out):
+            step = rng.choice([1, 7, 300, 5000, 70_000, 300_000])
+            stream.feed(out[pos:pos + step])
+            pos += step
+        assert stream.raws is not None
+        assert stream.finish() == whole
+
+
+def test_a_stream_with_nothing_or_garbage_says_so() -> None:
+    stream = diff.PatchStream()
+    assert stream.finish() == ()
+    bad = diff.PatchStream()
+    bad.feed(b"diff --git a/f b/f\n")
+    with pytest.raises(ReviewAgentError, match="without a raw record"):
+        bad.finish()

@@ -137,7 +137,13 @@ def test_binary_files_and_pure_binary_rename(repo_with_commit: Repo) -> None:
     assert sorted(files) == ["img/b.bin", "img/new.png"]
     moved = files["img/b.bin"]
     assert (moved.status, moved.old_path, moved.similarity) == ("R", "img/a.bin", 100)
-    assert moved.binary and moved.hunks == ()
+    # a pure rename has no patch to say "Binary files differ": its blob says it
+    assert moved.hunks == () and (moved.added, moved.deleted) == (0, 0)
+    from review_agent.config import Options
+    from review_agent.context import skip_reason
+
+    blobs = git.read_blobs(repo.path, [moved.new_sha], 1 << 20)
+    assert skip_reason(moved, blobs, Options()) == "binary"
     new = files["img/new.png"]
     assert (new.status, new.binary, new.hunks, new.added) == ("A", True, (), 0)
 
