@@ -206,6 +206,21 @@ def test_ordinary_code_is_not_redacted(line: str) -> None:
     assert redact(line + "\n", "lib/mod.py")[0] == line + "\n"
 
 
+@pytest.mark.parametrize("placeholder", ["%s", "{}", "{0}"])
+def test_a_random_value_holding_a_placeholder_by_chance_is_redacted(placeholder: str) -> None:
+    """A format string is passed over; a password whose random characters happen to spell
+    one (`c+f1E4%s8q`) is not a format string."""
+    value = rand(5, ALNUM + "!#%^*_+-") + placeholder + rand(4)
+    for text, path in ((f"$pw = '{value}';\n", "web/config.php"),
+                       (f"DB_PASSWORD = \"{value}\"\n", "app/settings.py"),
+                       (f"password: {value}\n", "config/db.yml")):
+        out = redact(text, path)[0]
+        assert value not in out and "[REDACTED:" in out, out
+    for fmt in (f"Password for {placeholder}", placeholder, f"Bearer {placeholder}"):
+        line = f"password = '{fmt}'\n"
+        assert redact(line, "lib/mod.py")[0] == line
+
+
 def test_ordinary_ci_yaml_is_not_redacted() -> None:
     text = ("- uses: actions/cache@v4\n  with:\n"
             "    key: ${{ runner.os }}-pip-${{ hashFiles('x') }}\n    path: ~/.cache/pip\n")

@@ -415,8 +415,13 @@ def _plausible(value: str, level: int, quoted: bool, code: bool) -> bool:
     if FILE_NAME.fullmatch(v) or (v.startswith(("/", "./", "~/", "../")) and " " not in v
                                   and not looks_random(v.replace("/", ""))):
         return False
-    if "%s" in v or "{}" in v or "{0}" in v or v.endswith(":"):
-        return False  # a format string or a prompt
+    if v.endswith(":"):
+        return False  # a prompt
+    if "%s" in v or "{}" in v or "{0}" in v:
+        # a format string, unless what is left around its placeholders could be the secret
+        # itself: a random password may hold "%s" by chance (`c+f1E4%s8q`)
+        rest = v.replace("%s", "").replace("{}", "").replace("{0}", "")
+        return _plausible(rest, level, quoted, code)
     if not quoted and (v[0] in "([{<" or (code and not CODE_SECRET.fullmatch(v))):
         return False
     wordish = re.fullmatch(r"[A-Za-z][A-Za-z _.\-]*", v) is not None
