@@ -2,37 +2,70 @@
 
 Most `git commit` runs through pre-commit with review-agent among many hooks, and an
 `--amend` of the message or a commit of another hook's files stages nothing for us: that
-answer should cost what the interpreter costs. `git diff-index --cached --raw HEAD` prints
-nothing when the index (GIT_INDEX_FILE when git set it) equals HEAD's tree; when it prints
-records, they are handed to the full hook, which starts reading the staged blobs they name
-while it imports (`staged_read`). Anything else (no HEAD yet, not a repository, a pre-push,
-an option this path does not know) falls through to the full hook, which says what is
-wrong or reviews.
+answer should cost what the interpreter costs. The one process is the review's own diff,
+`git diff-index --cached -p HEAD` (GIT_INDEX_FILE when git set it): it prints nothing
+when the index equals HEAD's tree. When it prints something, the running diff is handed
+to the full hook, which reads the rest while it imports (`staged_read`). Anything else (no
+HEAD yet, not a repository, a pre-push, an option this path does not know) falls through
+to the full hook, which says what is wrong or reviews.
 """
 
 from __future__ import annotations
 
 import os
 
-from review_agent.git_env import SAFE_CONFIG, child_env
+from review_agent.git_env import DIFF_OPTIONS, SAFE_CONFIG, child_env
 
 TYPE_CHECKING = False  # typing and collections are not imported on this path
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
 # options that change nothing when there is nothing to review
 _HARMLESS = frozenset({"-q", "--quiet", "--no-color", "--stage=pre-commit"})
 PUSH_VARIABLES = ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT_REMOTE_NAME")
-# the raw records only (no patch, no rename detection: cheap at any size); the options that
-# user configuration could otherwise change are fixed as for every diff (git.DIFF_OPTIONS)
-_COMMAND = ("git", *SAFE_CONFIG, "diff-index", "--cached", "-z", "--raw", "--full-index",
-            "--no-abbrev", "--no-color", "--no-ext-diff", "--no-textconv",
-            "--ignore-submodules=none", "--no-relative", "HEAD", "--")
+# the review's diff of the index against HEAD (git.staged_change's, HEAD named)
+_COMMAND = ("git", *SAFE_CONFIG, "diff-index", "--cached", *DIFF_OPTIONS, "HEAD", "--")
+FIRST_READ = 1 << 16
 
 
-def staged_records(args: Sequence[str], env: Mapping[str, str]) -> bytes | None:
-    """The raw records of what is staged (b"": certainly nothing to review), or None when
-    this path cannot tell."""
+class Running:
+    """The staged diff, started here, that printed something: `first` is what it printed
+    so far; `chunks` gives that and the rest, `close` ends it (its exit code)."""
+
+    __slots__ = ("pid", "fd", "first", "eof", "_code")
+
+    def __init__(self, pid: int, fd: int, first: bytes) -> None:
+        self.pid, self.fd, self.first = pid, fd, first
+        self.eof = False
+        self._code: int | None = None
+
+    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
+        if self.first:
+            yield self.first
+        while chunk := os.read(self.fd, size):
+            yield chunk
+        self.eof = True
+
+    def close(self) -> int:
+        """git's exit code, once it is gone (killed first when its output was not read to
+        the end)."""
+        if self._code is None:
+            try:
+                os.close(self.fd)
+                if not self.eof:
+                    os.kill(self.pid, 15)
+            except OSError:
+                pass
+            try:
+                self._code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            except OSError:
+                self._code = -1
+        return self._code
+
+
+def staged_diff(args: Sequence[str], env: Mapping[str, str]) -> bytes | Running | None:
+    """b"" when nothing is staged (certainly), the running diff when something is, or None
+    when this path cannot tell."""
     if not hasattr(os, "posix_spawnp") or any(a not in _HARMLESS for a in args):
         return None
     if any(env.get(name) for name in PUSH_VARIABLES):
@@ -46,17 +79,18 @@ def staged_records(args: Sequence[str], env: Mapping[str, str]) -> bytes | None:
             pid = os.posix_spawnp("git", _COMMAND, child_env(env), file_actions=actions)
         finally:
             os.close(write)
-        chunks = []
-        while chunk := os.read(read, 1 << 16):
-            chunks.append(chunk)
-        _, status = os.waitpid(pid, 0)
     except OSError:
-        return None
-    finally:
         os.close(read)
-    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+        return None
+    running = Running(pid, read, b"")
+    try:
+        first = os.read(read, FIRST_READ)
+    except OSError:
+        running.close()
+        return None
+    if first:
+        running.first = first
+        return running
+    running.eof = True
+    return b"" if running.close() == 0 else None
 
-
-def nothing_staged(args: Sequence[str], env: Mapping[str, str]) -> bool:
-    """True only when `hook ARGS` certainly has nothing to review."""
-    return staged_records(args, env) == b""

@@ -1,10 +1,12 @@
 """The hook's reads of the staged change, started before the imports that wait for them.
 
 The hook spends most of its start-up importing (argparse, the scanner, the checks, the
-graph) while git could already be working on the other core. `start` runs, in a thread:
-one `rev-parse` (top level and HEAD), the staged diff and one `cat-file` for the new
-blobs; with the raw records the empty-hook check printed (`fast_hook`), the blob read
-runs beside the patch diff instead of after it. The hook then asks here (`toplevel`,
+graph) while git could already be working on the other core. The empty-hook check
+(`fast_hook`) starts the review's own diff and hands it over running; `start` then reads
+it in a thread, parsing each file's section as it comes (`diff.PatchStream`), runs one
+`rev-parse` (top level and HEAD) and, as soon as the raw records are in, reads the new
+blobs beside the diff: from the work tree where its files prove to hold them
+(`clean_files`), from one `cat-file` for the rest. The hook then asks here (`toplevel`,
 `staged_change`, `read_blobs_sized`) and gets the same answers the git module would give,
 without waiting, or, for anything not read ahead (another directory, other ids, a read
 that failed), from the git module itself, which then also reports any error.
@@ -17,23 +19,19 @@ import sys
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from review_agent import git
-from review_agent.diff import split_header
+from review_agent.diff import PatchStream
 from review_agent.records import NULL_IDS, Change
+
+if TYPE_CHECKING:
+    from review_agent.fast_hook import Running
 
 # Blobs larger than this are not read for the review (the pipeline's limit).
 BLOB_READ_LIMIT = 2 * 1024 * 1024
 SUBMODULE_MODE = "160000"
 SWITCH_INTERVAL = 0.0005  # seconds, while the reader runs
-# From this many staged files, on a machine with SPLIT_CORES cores or more, the counts are
-# diffed beside the patch (git.staged_change's `split`): one more process on another core
-# instead of every file diffed twice in one. It reads every blob twice (about 1.5x the
-# CPU of the single diff), so on 2 cores, with cat-file running too, it was slower (2,000
-# files on a loaded 2-core machine: 1.4 s against 1.0 s).
-SPLIT_AT = 48
-SPLIT_CORES = 4
 
 
 class Early(NamedTuple):
@@ -65,11 +63,11 @@ def wanted(args: Sequence[str], env: Mapping[str, str]) -> bool:
         "pre-push" in a for a in args)
 
 
-def start(records: bytes | None = None, cwd: str | None = None) -> None:
+def start(running: Running | None = None, cwd: str | None = None) -> None:
     """Begin reading the staged change of the repository at `cwd` in the background.
 
-    `records` are `diff-index --cached -z --raw` records of the index against HEAD (from
-    the empty-hook check): their new blobs are read while the patch diff runs.
+    `running` is the staged diff the empty-hook check started (`fast_hook.staged_diff`):
+    it is read from here on; without it, the diff is started here.
     """
     global _pending
     pending = _Pending(cwd or os.getcwd())
@@ -78,7 +76,7 @@ def start(records: bytes | None = None, cwd: str | None = None) -> None:
     # default 5 ms switch interval each of those moments waits for the importing thread.
     interval = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL)
-    threading.Thread(target=_read, args=(pending, records, interval), daemon=True,
+    threading.Thread(target=_read, args=(pending, running, interval), daemon=True,
                      name="staged-read").start()
 
 
@@ -111,7 +109,22 @@ def new_blob_ids(records: Iterable[tuple[str, str, str]]) -> list[str]:
                    and SUBMODULE_MODE not in (old, new)})
 
 
-def _read(pending: _Pending, records: bytes | None, interval: float) -> None:
+def _read(pending: _Pending, running: Running | None, interval: float) -> None:
+    from review_agent.clean_files import REGULAR_MODES
+
+    ahead: list[git.BlobsAndSizes] = []
+    reader: threading.Thread | None = None
+
+    def read_blobs(files: Iterable[tuple[str, str, str, str]]) -> threading.Thread:
+        """A thread reading the new blobs of (old mode, new mode, new id, path)."""
+        listed = list(files)
+        shas = new_blob_ids((old, new, sha) for old, new, sha, _ in listed)
+        paths = [(sha, path) for _, new, sha, path in listed if new in REGULAR_MODES]
+        thread = threading.Thread(target=lambda: ahead.append(staged_blobs(root, shas, paths)),
+                                  daemon=True, name="staged-blobs")
+        thread.start()
+        return thread
+
     try:
         found = git.toplevel_and_head(pending.cwd)
         if found is None:
@@ -119,34 +132,51 @@ def _read(pending: _Pending, records: bytes | None, interval: float) -> None:
         root, head = found
         pending.result = pending.result._replace(root=root)
         pending.root_known.set()
-        base = head or git.empty_tree(root)
-        ahead: list[git.BlobsAndSizes] = []
-        reader = None
-        raws = split_header(records)[0] if records else []
-        if raws:
-            shas = new_blob_ids((r.old_mode, r.new_mode, r.new_sha) for r in raws)
-            reader = threading.Thread(target=lambda: ahead.append(
-                git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)), daemon=True)
-            reader.start()
-        split = len(raws) >= SPLIT_AT and (os.cpu_count() or 1) >= SPLIT_CORES
-        change = git.staged_change(root, base=base, split=split)
+        change: Change | None = None
+        if running is not None and head is not None:
+            stream = PatchStream()
+            for chunk in running.chunks():
+                stream.feed(chunk)
+                if reader is None and stream.raws is not None:
+                    reader = read_blobs((r.old_mode, r.new_mode, r.new_sha, r.path)
+                                        for r in stream.raws)
+            if running.close() == 0:
+                change = Change(head, None, stream.finish())
+        if change is None:  # not started early, or it failed: as the git module diffs
+            change = git.staged_change(root, base=head or git.empty_tree(root))
+            reader = None
         pending.result = pending.result._replace(change=change)
         pending.change_known.set()
-        if reader is not None:
-            reader.join()
-        else:
-            shas = new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
-            ahead.append(git.read_blobs_sized(root, shas, BLOB_READ_LIMIT))
+        if reader is None:
+            reader = read_blobs((f.old_mode, f.new_mode, f.new_sha, f.path)
+                                for f in change.files)
+        reader.join()
         if ahead:
             blobs, sizes = ahead[0]
             pending.result = pending.result._replace(blobs=blobs, sizes=sizes)
     except Exception:  # noqa: BLE001 - the hook asks git again, which reports the error
         pass
     finally:
+        if running is not None:
+            running.close()
         sys.setswitchinterval(interval)
         pending.root_known.set()
         pending.change_known.set()
         pending.done.set()
+
+
+def staged_blobs(root: Path, shas: Sequence[str], paths: Sequence[tuple[str, str]]
+                 ) -> git.BlobsAndSizes:
+    """`git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)`, with the blobs that the work
+    tree's files prove to hold (`clean_files`) read from there: cat-file reads the rest."""
+    from review_agent.clean_files import read_clean
+
+    clean = read_clean(root, paths, BLOB_READ_LIMIT)
+    rest = [s for s in shas if s not in clean]
+    blobs, sizes = git.read_blobs_sized(root, rest, BLOB_READ_LIMIT) if rest else ({}, {})
+    for sha, data in clean.items():
+        blobs[sha], sizes[sha] = data, len(data)
+    return {s: blobs.get(s) for s in shas}, sizes
 
 
 def _early(cwd: str | Path) -> Early | None:

@@ -98,9 +98,8 @@ def test_another_front_matter_is_read_as_yaml(tmp_path: Path) -> None:
 
 def test_a_hook_imports_no_yaml_and_no_validator(repo_with_commit: Repo) -> None:
     repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return a + b  # changed\n"})
-    code = ("import sys, runpy; sys.argv = ['review-agent', 'hook'];\n"
-            "try:\n    runpy.run_module('review_agent', run_name='__main__')\n"
-            "except SystemExit:\n    pass\n"
+    # main() with its arguments given: the program's own exit would skip the print
+    code = ("import sys\nfrom review_agent.cli import main\nmain(['hook'])\n"
             "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('yaml.')\n"
             "      or m in ('review_agent.graph.validate', 'jinja2')))")
     runs = [subprocess.run([sys.executable, "-c", code], cwd=repo_with_commit.path,
@@ -116,7 +115,7 @@ def test_a_hook_imports_no_yaml_and_no_validator(repo_with_commit: Repo) -> None
 def test_a_hook_compiles_no_regex_of_the_graph_loader(repo_with_commit: Repo) -> None:
     repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return a + b  # changed\n"})
     code = (
-        "import re._compiler as rc, sys, runpy\n"
+        "import re._compiler as rc, sys\n"
         "seen = []\n"
         "real = rc.compile\n"
         "def compile(p, flags=0):\n"
@@ -126,9 +125,8 @@ def test_a_hook_compiles_no_regex_of_the_graph_loader(repo_with_commit: Repo) ->
         "    seen.append(f.f_code.co_filename if f else '?')\n"
         "    return real(p, flags)\n"
         "rc.compile = compile\n"
-        "sys.argv = ['review-agent', 'hook']\n"
-        "try:\n    runpy.run_module('review_agent', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
+        "from review_agent.cli import main\n"
+        "main(['hook'])\n"
         "print(len(seen), sorted({s.split('review_agent/')[-1] for s in seen\n"
         "      if 'review_agent/graph/' in s and not s.endswith('templates.py')}))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=repo_with_commit.path,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,17 +59,23 @@ def test_a_hook_runs_four_git_processes_five_when_it_must_look_for_tests(
     assert res.returncode == 0, res.stderr
     assert "in 1 file" in res.stdout
     lines = calls(git_log)
-    # the empty-hook check (raw records), top level + HEAD, the patch, the blobs, and
-    # whether the repository has tests at all (source changed, no test touched)
-    assert subcommands(lines) == ["cat-file", "diff-index", "diff-index", "ls-files",
-                                  "rev-parse"], lines
+    # the staged diff (started by the empty-hook check), top level + HEAD, and whether the
+    # repository has tests at all (source changed, no test touched); the blob comes from
+    # the work tree, whose file proves to hold it
+    assert subcommands(lines) == ["diff-index", "ls-files", "rev-parse"], lines
     for line in lines:
         if " diff-index " in f" {line} ":
             assert "--cached" in line and "--no-ext-diff" in line and "--no-textconv" in line
     repo.stage({"tests/test_app.py": "def test_add():\n    assert 1 + 1 == 2\n"})
     calls(git_log)
     assert run_cli(repo.path, "hook").returncode == 0
-    assert subcommands(calls(git_log)) == ["cat-file", "diff-index", "diff-index", "rev-parse"]
+    assert subcommands(calls(git_log)) == ["diff-index", "rev-parse"]
+    # edited after `git add`: the work tree no longer holds the blob, cat-file reads it
+    repo.write("tests/test_app.py", "def test_add():\n    print('edited, not staged')\n")
+    calls(git_log)
+    res = run_cli(repo.path, "hook", "--format", "json")
+    assert res.returncode == 0 and "edited, not staged" not in res.stdout, res.stdout
+    assert subcommands(calls(git_log)) == ["cat-file", "diff-index", "rev-parse"]
 
 
 def test_the_empty_hook_is_one_process(repo_with_commit: Repo, git_log: Path) -> None:
@@ -78,26 +85,43 @@ def test_the_empty_hook_is_one_process(repo_with_commit: Repo, git_log: Path) ->
     assert subcommands(calls(git_log)) == ["diff-index"]
 
 
-def test_staged_records_tell_nothing_from_something(repo_with_commit: Repo, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_staged_diff_tells_nothing_from_something(repo_with_commit: Repo, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     repo = repo_with_commit
     monkeypatch.chdir(repo.path)
-    assert fast_hook.staged_records([], os.environ) == b""
+    assert fast_hook.staged_diff([], os.environ) == b""
     repo.stage({"x.txt": "x\n"})
-    records = fast_hook.staged_records(["-q"], os.environ)
-    assert records is not None and records.endswith(b" A\0x.txt\0")
-    assert fast_hook.staged_records(["x.txt"], os.environ) is None  # names: the full hook
+    running = fast_hook.staged_diff(["-q"], os.environ)
+    assert isinstance(running, fast_hook.Running)
+    out = b"".join(running.chunks())
+    assert running.close() == 0 and out == subprocess.run(
+        ["git", "diff-index", "--cached", *git.DIFF_OPTIONS, "HEAD", "--"], cwd=repo.path,
+        capture_output=True, check=True).stdout
+    assert b" A\0x.txt\0" in out and b"+x\n" in out
+    assert fast_hook.staged_diff(["x.txt"], os.environ) is None  # names: the full hook
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD")
-    assert fast_hook.staged_records([], os.environ) is None
+    assert fast_hook.staged_diff([], os.environ) is None
     monkeypatch.delenv("PRE_COMMIT_FROM_REF")
     monkeypatch.chdir(tmp_path)
-    assert fast_hook.staged_records([], os.environ) is None  # not a repository
+    assert fast_hook.staged_diff([], os.environ) is None  # not a repository
     fresh = Repo(tmp_path / "fresh")
     fresh.path.mkdir()
     fresh.git("init", "-q")
     fresh.stage({"a.txt": "a\n"})
     monkeypatch.chdir(fresh.path)
-    assert fast_hook.staged_records([], os.environ) is None  # no HEAD yet
+    assert fast_hook.staged_diff([], os.environ) is None  # no HEAD yet
+
+
+def test_a_diff_left_unread_is_ended(repo_with_commit: Repo,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = repo_with_commit
+    repo.stage({f"f{i}.txt": f"{i}\n" * 2000 for i in range(200)})
+    monkeypatch.chdir(repo.path)
+    running = fast_hook.staged_diff([], os.environ)
+    assert isinstance(running, fast_hook.Running) and running.first
+    assert running.close() != 0  # killed, reaped: no git left behind
+    with pytest.raises(ProcessLookupError):
+        os.kill(running.pid, 0)
 
 
 def a_varied_change(repo: Repo) -> None:
@@ -117,10 +141,10 @@ def test_the_early_read_is_what_git_reads(repo_with_commit: Repo,
     a_varied_change(repo)
     sub = repo.path / "src"
     monkeypatch.chdir(sub)  # a hook run by hand from a subdirectory
-    records = fast_hook.staged_records([], os.environ)
-    assert records
+    running = fast_hook.staged_diff([], os.environ)
+    assert isinstance(running, fast_hook.Running)
     try:
-        staged_read.start(records)
+        staged_read.start(running)
         root = staged_read.toplevel(Path.cwd())
         assert root == git.toplevel(sub) == repo.path.resolve()
         change = staged_read.staged_change(root)
@@ -156,7 +180,9 @@ def test_the_early_read_before_the_first_commit_and_with_another_index(
         repo.write("b.py", "y = 2\n")
         repo.git("add", "b.py", env=env)
         monkeypatch.setenv("GIT_INDEX_FILE", str(other))
-        staged_read.start(fast_hook.staged_records([], os.environ))
+        running = fast_hook.staged_diff([], os.environ)
+        assert isinstance(running, fast_hook.Running)
+        staged_read.start(running)
         change = staged_read.staged_change(staged_read.toplevel(Path.cwd()))
         assert [f.path for f in change.files] == ["b.py"]
         assert change == git.staged_change(repo.path)
@@ -233,37 +259,44 @@ def test_a_full_hook_reports_what_a_sequential_review_does(repo_with_commit: Rep
     assert stable(hook.stdout) == stable(review.stdout)
 
 
-def test_a_split_diff_is_the_single_diff(repo_with_commit: Repo) -> None:
-    """Counts diffed beside the patch (a big change) give the same change record by record."""
+def test_the_counts_are_what_git_counts(repo_with_commit: Repo) -> None:
+    """The counts come from the patch's hunks (no `--numstat`, which diffs every file a
+    second time): renames, deletions, binaries, a typechange, an empty and an oversized
+    file included."""
     repo = repo_with_commit
-    a_varied_change(repo)
     repo.commit("typechange base", {"t.txt": "was a file\n", "mode.sh": "echo\n"})
+    a_varied_change(repo)
     (repo.path / "t.txt").unlink()
     os.symlink("README.md", repo.path / "t.txt")
     (repo.path / "mode.sh").chmod(0o755)
     repo.stage({"empty.txt": "", "many.txt": "".join(f"{i}\n" for i in range(30_000))},
                "t.txt", "mode.sh")
-    single = git.staged_change(repo.path)
-    split = git.staged_change(repo.path, split=True)
-    assert split == single
-    statuses = {f.path: f.status for f in single.files}
+    change = git.staged_change(repo.path)
+    numstat = repo.git("diff", "--cached", "-M", "--numstat", "-z").split("\0")
+    counts: dict[str, tuple[int, int]] = {}
+    i = 0
+    while i < len(numstat) - 1:
+        added, deleted, path = numstat[i].split("\t")
+        if not path:  # a rename: "\0old\0new"
+            path, i = numstat[i + 2], i + 2
+        counts[path] = (0, 0) if added == "-" else (int(added), int(deleted))
+        i += 1
+    assert {f.path: (f.added, f.deleted) for f in change.files} == counts
+    statuses = {f.path: f.status for f in change.files}
     assert statuses["t.txt"] == "T" and statuses["empty.txt"] == "A"
-    assert next(f for f in single.files if f.path == "many.txt").oversized
-    assert git.staged_change(repo.path, ["t.txt", "empty.txt"], split=True) == \
-        git.staged_change(repo.path, ["t.txt", "empty.txt"])
-    with pytest.raises(git.GitError):
-        git.staged_change(repo.path, base="f" * 40, split=True)
+    assert statuses["renamed.txt"] == "R"
+    many = next(f for f in change.files if f.path == "many.txt")
+    assert many.oversized and many.hunks == () and many.added == 30_000
+    assert next(f for f in change.files if f.path == "img.bin").binary
 
 
-def test_a_big_change_diffs_its_counts_beside_the_patch_given_the_cores(
-        repo_with_commit: Repo, git_log: Path) -> None:
+def test_a_big_change_is_diffed_once(repo_with_commit: Repo, git_log: Path) -> None:
     repo = repo_with_commit
-    repo.stage({f"tests/n{i}.txt": f"note {i}\n" for i in range(staged_read.SPLIT_AT)})
+    repo.stage({f"tests/n{i}.txt": f"note {i}\n" for i in range(60)})
     calls(git_log)
     res = run_cli(repo.path, "hook")
-    assert res.returncode == 0 and f"in {staged_read.SPLIT_AT} files" in res.stdout, res.stdout
+    assert res.returncode == 0 and "in 60 files" in res.stdout, res.stdout
     lines = calls(git_log)
-    split = (os.cpu_count() or 1) >= staged_read.SPLIT_CORES
-    assert subcommands(lines) == ["cat-file", *["diff-index"] * (3 if split else 2),
-                                  "rev-parse"], lines
-    assert sum("--numstat" in line for line in lines) == 1
+    assert subcommands(lines) == ["diff-index", "rev-parse"], lines
+    assert sum(" -p " in line for line in lines) == 1
+    assert not any("--numstat" in line for line in lines)
