@@ -15,7 +15,7 @@ from review_agent import baseline, ignores
 from review_agent.checks.runner import new_lines
 from review_agent.config import Options
 from review_agent.findings import context_fingerprint, unique
-from review_agent.records import Change, Finding, Report
+from review_agent.records import Change, FileChange, Finding, Report
 
 
 def file_lines(change: Change, blobs: Mapping[str, bytes | None]
@@ -35,6 +35,13 @@ def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str]
     return unique(out)
 
 
+def _may_hold_pragma(fc: FileChange) -> bool:
+    """Whether an added line of `fc` may name `review-agent` (one search of the file's
+    added text, not one lowercased copy of each line)."""
+    text = "\n".join(t for _, t in fc.added_lines)
+    return "review-agent" in text or "review-agent" in text.lower()
+
+
 def baseline_path(root: Path, options: Options) -> Path | None:
     if not options.baseline:
         return None
@@ -52,7 +59,8 @@ def apply(report: Report, root: Path, change: Change, blobs: Mapping[str, bytes 
     findings = refingerprint(report.findings, lines)
     kept, _ = ignores.apply(findings, lines)
     warnings = list(ignores.unknown_ids(
-        ((fc.path, no, text) for fc in change.files for no, text in fc.added_lines), RULES))
+        ((fc.path, no, text) for fc in change.files if _may_hold_pragma(fc)
+         for no, text in fc.added_lines), RULES))
     hidden = 0
     path = baseline_path(root, options)
     if path is not None:

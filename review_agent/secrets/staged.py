@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from review_agent.records import Change, FileChange
@@ -68,8 +69,9 @@ def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
     added = {no for no, _ in fc.added_lines}
     if not added:
         return []
-    spans = regions.regions(regions.runs(added), regions.line_count(data),
-                            regions.PRECISE_REACH, regions.key_blocks(data))
+    # spans may reach past the file's end (`pieces` stops there): its lines are not counted
+    spans = regions.regions(regions.runs(added), sys.maxsize, regions.PRECISE_REACH,
+                            regions.key_blocks(data))
     found = [h for lo, piece in regions.pieces(data, spans)
              for h in scan_text(piece.decode("utf-8", "surrogateescape"), fc.path, allow=allow,
                                 allow_paths=allow_paths, first_line=lo)]

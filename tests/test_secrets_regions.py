@@ -1,0 +1,32 @@
+"""regions.pieces: a span's lines cut out of a text without splitting the rest, equal to
+splitting the whole text into lines, for bytes and str, at random sizes and places."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from review_agent.secrets import regions
+
+
+def by_splitting(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    lines = text.split("\n")
+    return [(lo, "\n".join(lines[lo - 1:hi])) for lo, hi in spans if lo <= len(lines)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pieces_are_the_spans_lines(seed: int) -> None:
+    rng = random.Random(seed)
+    n_lines = rng.choice([0, 1, 2, 5, 80, 400, 3000])
+    width = rng.choice([0, 1, 30, 200, 5000])  # lines longer than a chunk too
+    lines = ["".join(rng.choice("ab c\r\t") for _ in range(rng.randint(0, width)))
+             for _ in range(n_lines)]
+    text = "\n".join(lines) + rng.choice(["", "\n", "\n\n"])
+    wanted = sorted(rng.sample(range(1, n_lines + 40), k=min(6, n_lines + 39)))
+    spans = regions.regions([(w, w + rng.randint(0, 30)) for w in wanted], 10**9,
+                            rng.randint(0, 25))
+    assert regions.pieces(text, spans) == by_splitting(text, spans)
+    raw = text.encode()
+    assert regions.pieces(raw, spans) == [(lo, p.encode()) for lo, p in
+                                          by_splitting(text, spans)]
