@@ -211,7 +211,8 @@ class PatchStream:
     once the next one begins, so the parsing is done when git is (the hook's reader).
 
     `feed` the pieces, then `finish` for the FileChanges; `raws` holds the raw records
-    once they are all in (git writes them before the first patch section).
+    once they are all in (git writes them before the first patch section), and
+    `take_ready` the files complete so far (`finish` returns those same objects).
     """
 
     CHUNK = 1 << 18  # parse once this much of the patch waits
@@ -223,6 +224,9 @@ class PatchStream:
         self._patch = bytearray()  # patch text not parsed yet
         self._sections: list[_Section] = []
         self._whole = False  # unmerged paths: their unquoted lines are parsed in one go
+        self._files: list[FileChange] = []
+        self._at = (0, 0)  # raw records and sections made into files so far
+        self._taken = 0
 
     def feed(self, data: bytes) -> None:
         if self.raws is None:
@@ -245,44 +249,75 @@ class PatchStream:
             self._sections += split_sections(bytes(self._patch[:cut + 1]), (), self.max_lines)
             del self._patch[:cut + 1]
 
+    def take_ready(self) -> list[FileChange]:
+        """The files whose sections are all parsed, not taken before."""
+        if self.raws is not None:
+            self._at = _files_of(self.raws, self._sections, self._at, self._files)
+        ready = self._files[self._taken:]
+        self._taken = len(self._files)
+        return ready
+
     def finish(self) -> tuple[FileChange, ...]:
         if self.raws is None:
-            raws, patch = split_header(bytes(self._head))
+            self.raws, patch = split_header(bytes(self._head))
         else:
-            raws, patch = self.raws, bytes(self._patch)
-        unmerged = [r.path for r in raws if r.status == "U"]
-        return assemble(raws, self._sections + split_sections(patch, unmerged, self.max_lines))
+            patch = bytes(self._patch)
+        unmerged = [r.path for r in self.raws if r.status == "U"]
+        self._sections += split_sections(patch, unmerged, self.max_lines)
+        self._at = _files_of(self.raws, self._sections, self._at, self._files)
+        _check_all_made(self.raws, self._sections, self._at)
+        return tuple(self._files)
 
 
 def assemble(raws: Sequence[RawRecord], sections: Sequence[_Section]) -> tuple[FileChange, ...]:
     """FileChanges from the raw records and their patch sections, in order."""
     out: list[FileChange] = []
-    k = 0
-    for raw in raws:
+    at = _files_of(raws, sections, (0, 0), out)
+    _check_all_made(raws, sections, at)
+    return tuple(out)
+
+
+def _files_of(raws: Sequence[RawRecord], sections: Sequence[_Section], at: tuple[int, int],
+              out: list[FileChange]) -> tuple[int, int]:
+    """Append to `out` the files of the raw records from `at` (record, section) on whose
+    sections are in; the new `at`."""
+    r, k = at
+    while r < len(raws):
+        raw = raws[r]
         if raw.status == "U":
+            r += 1
             continue
         take = 2 if raw.status == "T" else 1
-        mine = sections[k:k + take]
-        if len(mine) != take:
-            raise _bad(f"no patch section for {raw.path!r}")
-        k += take
-        added, deleted = sum(s.added for s in mine), sum(s.deleted for s in mine)
-        out.append(FileChange(
-            path=raw.path,
-            old_path=raw.old_path,
-            status=raw.status,
-            binary=any(s.binary for s in mine),
-            old_mode=raw.old_mode,
-            new_mode=raw.new_mode,
-            old_sha=raw.old_sha,
-            new_sha=raw.new_sha,
-            hunks=tuple(h for s in mine for h in s.hunks),
-            added=added,
-            deleted=deleted,
-            similarity=raw.score if raw.status in ("R", "C") else None,
-            oversized=any(s.patch for s in mine),
-            patch=b"".join(s.patch for s in mine),
-        ))
+        if k + take > len(sections):
+            break
+        out.append(_file_change(raw, sections[k:k + take]))
+        r, k = r + 1, k + take
+    return r, k
+
+
+def _check_all_made(raws: Sequence[RawRecord], sections: Sequence[_Section],
+                    at: tuple[int, int]) -> None:
+    r, k = at
+    if r < len(raws):
+        raise _bad(f"no patch section for {raws[r].path!r}")
     if k != len(sections):
         raise _bad(f"{len(sections) - k} patch sections without a raw record")
-    return tuple(out)
+
+
+def _file_change(raw: RawRecord, mine: Sequence[_Section]) -> FileChange:
+    return FileChange(
+        path=raw.path,
+        old_path=raw.old_path,
+        status=raw.status,
+        binary=any(s.binary for s in mine),
+        old_mode=raw.old_mode,
+        new_mode=raw.new_mode,
+        old_sha=raw.old_sha,
+        new_sha=raw.new_sha,
+        hunks=tuple(h for s in mine for h in s.hunks),
+        added=sum(s.added for s in mine),
+        deleted=sum(s.deleted for s in mine),
+        similarity=raw.score if raw.status in ("R", "C") else None,
+        oversized=any(s.patch for s in mine),
+        patch=b"".join(s.patch for s in mine),
+    )

@@ -65,10 +65,14 @@ class Running:
 
 def staged_diff(args: Sequence[str], env: Mapping[str, str]) -> bytes | Running | None:
     """b"" when nothing is staged (certainly), the running diff when something is, or None
-    when this path cannot tell."""
-    if not hasattr(os, "posix_spawnp") or any(a not in _HARMLESS for a in args):
+    when this path cannot tell.
+
+    The diff starts whatever the arguments (pre-commit passes the staged files' names),
+    except for a push; only arguments that change nothing about an empty change let it
+    answer "nothing staged" (named files with nothing staged are reviewed whole)."""
+    if not hasattr(os, "posix_spawnp") or any(env.get(name) for name in PUSH_VARIABLES):
         return None
-    if any(env.get(name) for name in PUSH_VARIABLES):
+    if any("pre-push" in a for a in args):
         return None
     read, write = os.pipe()
     actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -92,5 +96,7 @@ def staged_diff(args: Sequence[str], env: Mapping[str, str]) -> bytes | Running 
         running.first = first
         return running
     running.eof = True
-    return b"" if running.close() == 0 else None
+    if running.close() != 0 or any(a not in _HARMLESS for a in args):
+        return None
+    return b""
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from review_agent import git
 from review_agent.diff import PatchStream
-from review_agent.records import NULL_IDS, Change
+from review_agent.records import NULL_IDS, Change, FileChange
 
 if TYPE_CHECKING:
     from review_agent.fast_hook import Running
@@ -49,6 +50,11 @@ class _Pending:
         self.change_known = threading.Event()
         self.done = threading.Event()
         self.result = Early(cwd)
+        # the files parsed while git still diffs, and the blobs once read (`each_file`)
+        self.arrived = threading.Condition()
+        self.files: list[FileChange] = []
+        self.blobs_known = threading.Event()
+        self.blobs: dict[str, bytes | None] | None = None
 
 
 _pending: _Pending | None = None
@@ -72,12 +78,28 @@ def start(running: Running | None = None, cwd: str | None = None) -> None:
     global _pending
     pending = _Pending(cwd or os.getcwd())
     _pending = pending
+    if running is not None:
+        _widen_pipe(running.fd)
     # The reader needs the interpreter for a moment between git's answers; with the
     # default 5 ms switch interval each of those moments waits for the importing thread.
     interval = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL)
     threading.Thread(target=_read, args=(pending, running, interval), daemon=True,
                      name="staged-read").start()
+
+
+PIPE_BYTES = 1 << 20
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let git write ahead while the reader parses (Linux pipes hold 64 KB; a full one
+    stops git's diff until the reader comes back)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except (ImportError, OSError):  # not Linux, or over the system's pipe-max-size
+        pass
 
 
 def forget() -> None:
@@ -120,8 +142,16 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
         listed = list(files)
         shas = new_blob_ids((old, new, sha) for old, new, sha, _ in listed)
         paths = [(sha, path) for _, new, sha, path in listed if new in REGULAR_MODES]
-        thread = threading.Thread(target=lambda: ahead.append(staged_blobs(root, shas, paths)),
-                                  daemon=True, name="staged-blobs")
+        def read() -> None:
+            try:
+                ahead.append(staged_blobs(root, shas, paths))
+                pending.blobs = ahead[0][0]
+            finally:
+                pending.blobs_known.set()
+                with pending.arrived:
+                    pending.arrived.notify_all()
+
+        thread = threading.Thread(target=read, daemon=True, name="staged-blobs")
         thread.start()
         return thread
 
@@ -140,13 +170,20 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
                 if reader is None and stream.raws is not None:
                     reader = read_blobs((r.old_mode, r.new_mode, r.new_sha, r.path)
                                         for r in stream.raws)
+                ready = stream.take_ready()
+                if ready:
+                    with pending.arrived:
+                        pending.files += ready
+                        pending.arrived.notify_all()
             if running.close() == 0:
                 change = Change(head, None, stream.finish())
         if change is None:  # not started early, or it failed: as the git module diffs
             change = git.staged_change(root, base=head or git.empty_tree(root))
             reader = None
         pending.result = pending.result._replace(change=change)
-        pending.change_known.set()
+        with pending.arrived:
+            pending.change_known.set()
+            pending.arrived.notify_all()
         if reader is None:
             reader = read_blobs((f.old_mode, f.new_mode, f.new_sha, f.path)
                                 for f in change.files)
@@ -162,7 +199,10 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
         sys.setswitchinterval(interval)
         pending.root_known.set()
         pending.change_known.set()
+        pending.blobs_known.set()
         pending.done.set()
+        with pending.arrived:
+            pending.arrived.notify_all()
 
 
 def staged_blobs(root: Path, shas: Sequence[str], paths: Sequence[tuple[str, str]]
@@ -177,6 +217,40 @@ def staged_blobs(root: Path, shas: Sequence[str], paths: Sequence[tuple[str, str
     for sha, data in clean.items():
         blobs[sha], sizes[sha] = data, len(data)
     return {s: blobs.get(s) for s in shas}, sizes
+
+
+def each_file(root: Path, work: Callable[[FileChange, Mapping[str, bytes | None]], None]
+              ) -> int:
+    """Do `work` on each staged file (with the blobs) as it is parsed, while git still
+    diffs: the hook's otherwise idle wait (the caller's results are kept for the review,
+    `prework`). Stops once the whole change is known: what is left is the review's. The
+    number of files worked on."""
+    pending = _pending
+    if pending is None or not _root_is(pending, root):
+        return 0
+    done = 0
+    while True:
+        with pending.arrived:
+            while len(pending.files) <= done and not pending.change_known.is_set():
+                pending.arrived.wait()
+            if pending.change_known.is_set():
+                return done
+            batch = pending.files[done:]
+        pending.blobs_known.wait()
+        blobs = pending.blobs
+        if blobs is None:
+            return done
+        for fc in batch:
+            if pending.change_known.is_set():
+                return done
+            work(fc, blobs)
+            done += 1
+            time.sleep(0)  # the reader first: a stalled reader stalls git
+
+
+def _root_is(pending: _Pending, root: Path) -> bool:
+    pending.root_known.wait()
+    return pending.result.root == root
 
 
 def _early(cwd: str | Path) -> Early | None:

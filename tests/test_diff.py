@@ -226,12 +226,19 @@ def test_a_patch_fed_in_pieces_parses_as_a_whole(repo_with_commit: Repo) -> None
     for _ in range(6):
         stream = diff.PatchStream()
         pos = 0
+        taken: list[FileChange] = []
         while pos < len(out):
             step = rng.choice([1, 7, 300, 5000, 70_000, 300_000])
             stream.feed(out[pos:pos + step])
+            taken += stream.take_ready()
             pos += step
         assert stream.raws is not None
-        assert stream.finish() == whole
+        got = stream.finish()
+        assert got == whole
+        # what was taken early is the head of the change, the very same objects
+        assert 0 < len(taken) < len(got)
+        assert all(a is b for a, b in zip(taken, got[:len(taken)], strict=True))
+        assert stream.take_ready() == list(got[len(taken):])  # what finish made
 
 
 def test_a_stream_with_nothing_or_garbage_says_so() -> None:

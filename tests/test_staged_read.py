@@ -98,7 +98,14 @@ def test_the_staged_diff_tells_nothing_from_something(repo_with_commit: Repo, tm
         ["git", "diff-index", "--cached", *git.DIFF_OPTIONS, "HEAD", "--"], cwd=repo.path,
         capture_output=True, check=True).stdout
     assert b" A\0x.txt\0" in out and b"+x\n" in out
-    assert fast_hook.staged_diff(["x.txt"], os.environ) is None  # names: the full hook
+    named = fast_hook.staged_diff(["x.txt"], os.environ)  # pre-commit's names: read early
+    assert isinstance(named, fast_hook.Running) and named.close() in (0, -15)
+    repo.commit("x")
+    assert fast_hook.staged_diff([], os.environ) == b""
+    # nothing staged and names given: not "nothing to review" (they are reviewed whole)
+    assert fast_hook.staged_diff(["x.txt"], os.environ) is None
+    assert fast_hook.staged_diff(["--stage=pre-push"], os.environ) is None
+    repo.stage({"x.txt": "y\n"})
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "HEAD")
     assert fast_hook.staged_diff([], os.environ) is None
     monkeypatch.delenv("PRE_COMMIT_FROM_REF")

@@ -574,13 +574,21 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     disable = tuple(options.disable)
     infos: list[FileInfo] = []
     hits: dict[str, FileHits] = {}
+    settings = (tuple(options.exclude), disable)
     for fc in change.files:
-        info = file_info(fc, options, blobs)
-        fh = line_findings(info, _plan(info.language, info.skipped, disable))
+        early = _EARLY.pop((fc.path, fc.new_sha), None)
+        blob = blobs.get(fc.new_sha) if blobs is not None else None
+        if (early is not None and early[0].hunks is fc.hunks and early[1] is blob
+                and early[2] == settings and not fc.oversized):
+            info, fh = early[3]._replace(change=fc), early[4]
+        else:
+            info = file_info(fc, options, blobs)
+            fh = line_findings(info, _plan(info.language, info.skipped, disable))
         hits[fc.path] = fh
         infos.append(info._replace(code_added=len(fh.added_code),
                                    added_code=tuple(fh.added_code),
                                    removed_code=tuple(fh.removed_code)))
+    _EARLY.clear()
     out = drop_preexisting(hits)
     shaped: list[Finding] = []
     shaped += shape.tests_deleted(infos)
@@ -594,3 +602,23 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     out = fold_blanket_pragmas(out)
     out.sort(key=lambda f: (f.path, f.line, f.rule))
     return out
+
+
+# One file's line rules run ahead (`precheck`): (path, blob id) -> (the file, its blob, the
+# settings they depend on, its facts, its hits). Taken by `run_checks` only for the very
+# same hunks, blob bytes and settings.
+_EARLY: dict[tuple[str, str], tuple[FileChange, bytes | None,
+                                    tuple[tuple[str, ...], tuple[str, ...]], FileInfo,
+                                    FileHits]] = {}
+
+
+def precheck(fc: FileChange, options: Options, blobs: Mapping[str, bytes | None]) -> None:
+    """Run the line rules of one file of a change now, for `run_checks` to take (the hook
+    checks each file while git still diffs the next ones). Oversized files wait."""
+    if fc.oversized:
+        return
+    disable = tuple(options.disable)
+    info = file_info(fc, options, blobs)
+    fh = line_findings(info, _plan(info.language, info.skipped, disable))
+    _EARLY[(fc.path, fc.new_sha)] = (fc, blobs.get(fc.new_sha), (tuple(options.exclude),
+                                                                  disable), info, fh)

@@ -52,20 +52,21 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         return 0
     root = staged_read.toplevel(Path.cwd())  # not a repository: exit 2, one line
     staged_read.import_while_reading(REVIEW_MODULES)
+    options = _hook_options(args, root)
+    _prework(root, options)  # while git diffs the rest (when it was started early)
     try:
         hook = _hook_change(root, args, env)
     except ReviewAgentError as exc:
         warn(f"{exc}; review skipped")
-        return 1 if _hook_options(args, root).strict else 0
+        return 1 if options.strict else 0
     if hook.change is None:
         if not args.quiet:
             stream.write(f"review-agent: {hook.label}\n")
         return 0
     from review_agent.pipeline import needs_test_search
 
-    if needs_test_search(hook.change):  # git looks while the options are read
+    if needs_test_search(hook.change):
         staged_read.search_tests(root)
-    options = _hook_options(args, root)
     stopped = "push stopped" if hook.push else "commit stopped"
     try:
         try:
@@ -98,6 +99,26 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
              no_color=args.no_color, quiet=args.quiet)
         return max(secret_gate(report.findings, options, stopped), int(options.strict))
+
+
+def _prework(root: Path, options: Options) -> None:
+    """The line rules and the secret scan of each staged file as git's diff brings it,
+    while the hook would wait for the rest: the review takes what was done
+    (`checks.runner.precheck`, `secrets.staged.prescan`) and does what is left, the line
+    rules here and the scan beside them in a child for a big change."""
+    from review_agent.checks.runner import precheck
+    from review_agent.secrets.staged import prescan
+
+    allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
+
+    def work(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
+        try:
+            precheck(fc, options, blobs)
+            prescan(fc, blobs.get(fc.new_sha), allow, allow_paths)
+        except Exception:  # noqa: BLE001 - the review runs the file again and says what failed
+            pass
+
+    staged_read.each_file(root, work)
 
 
 def _hook_options(args: argparse.Namespace, root: Path) -> Options:

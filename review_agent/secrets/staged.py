@@ -33,9 +33,32 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
     for fc in change.files:
         if fc.status == "D" or fc.is_submodule:
             continue
-        hits.extend(_scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths))
+        blob = blobs.get(fc.new_sha)
+        early = _EARLY.pop((fc.path, fc.new_sha), None)
+        if (early is not None and early[0].hunks is fc.hunks and early[1] is blob
+                and early[2] == (tuple(allow), tuple(allow_paths))):
+            hits.extend(early[3])
+        else:
+            hits.extend(_scan_file(fc, blob, allow, allow_paths))
+    _EARLY.clear()
     known.remember(hits)  # a reported value is masked wherever else it is shown
     return hits
+
+
+# One file's scan done ahead (`prescan`): (path, blob id) -> (the file, its blob, the allow
+# lists, the hits). Taken by `scan_change` only for the very same hunks and blob bytes.
+_EARLY: dict[tuple[str, str],
+             tuple[FileChange, bytes | None, tuple[tuple[str, ...], tuple[str, ...]],
+                   list[SecretHit]]] = {}
+
+
+def prescan(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
+            allow_paths: Sequence[str] = ()) -> None:
+    """Scan one file of a change now, for `scan_change` to take (the hook scans each file
+    while git still diffs the next ones)."""
+    if fc.status != "D" and not fc.is_submodule:
+        _EARLY[(fc.path, fc.new_sha)] = (fc, blob, (tuple(allow), tuple(allow_paths)),
+                                         _scan_file(fc, blob, allow, allow_paths))
 
 
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
