@@ -35,11 +35,16 @@ def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str]
     return unique(out)
 
 
-def _may_hold_pragma(fc: FileChange) -> bool:
-    """Whether an added line of `fc` may name `review-agent` (one search of the file's
-    added text, not one lowercased copy of each line)."""
-    text = "\n".join(t for _, t in fc.added_lines)
-    return "review-agent" in text or "review-agent" in text.lower()
+def _may_hold_pragmas(change: Change) -> list[FileChange]:
+    """The files whose added lines may name `review-agent`: one search of all the added
+    text (most changes name it nowhere), then one of each file's."""
+    def added(fcs: Sequence[FileChange]) -> str:
+        return "\n".join(ln.text for fc in fcs for h in fc.hunks for ln in h.lines
+                         if ln.kind == "+")
+
+    if "review-agent" not in added(change.files).lower():
+        return []
+    return [fc for fc in change.files if "review-agent" in added([fc]).lower()]
 
 
 def baseline_path(root: Path, options: Options) -> Path | None:
@@ -59,7 +64,7 @@ def apply(report: Report, root: Path, change: Change, blobs: Mapping[str, bytes 
     findings = refingerprint(report.findings, lines)
     kept, _ = ignores.apply(findings, lines)
     warnings = list(ignores.unknown_ids(
-        ((fc.path, no, text) for fc in change.files if _may_hold_pragma(fc)
+        ((fc.path, no, text) for fc in _may_hold_pragmas(change)
          for no, text in fc.added_lines), RULES))
     hidden = 0
     path = baseline_path(root, options)

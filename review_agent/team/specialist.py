@@ -176,8 +176,11 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         failed = True
         update["tool_calls"] = {MODEL_CALL: 1}
         warnings.append(f"model {ctx.model.spec} failed: {exc}; deterministic findings only")
-    texts = {(f.path, no): text for f in ctx.change.files for no, text in f.added_lines}
-    merged = tuple(f for f in merge([*deterministic, *model_findings], texts)
+    found = [*deterministic, *model_findings]
+    paths = {f.path for f in found}  # the texts of the files with a finding, not every one
+    texts = {(f.path, no): text for f in ctx.change.files if f.path in paths
+             for no, text in f.added_lines}
+    merged = tuple(f for f in merge(found, texts)
                    if not is_disabled(f, ctx.options.disable))
     files = len(bundle.files)
     artifact = {
