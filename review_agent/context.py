@@ -200,8 +200,23 @@ def _head_text(fc: FileChange, blob: bytes | None) -> str:
 
 
 def _minified(blob: bytes) -> bool:
-    lines = blob.count(b"\n") + (0 if blob.endswith(b"\n") else 1)
-    return len(blob) > 1000 and len(blob) / max(lines, 1) > MINIFIED_AVG
+    """More than MINIFIED_AVG bytes a line on average; the newlines are counted only until
+    there are too many for that (a normal file is told by its first few KB)."""
+    n = len(blob)
+    if n <= 1000:
+        return False
+    enough = n / MINIFIED_AVG  # this many lines or more: not minified
+    count, pos = 0, 0
+    while pos < n:
+        count += blob.count(b"\n", pos, pos + MINIFIED_STEP)
+        pos += MINIFIED_STEP
+        if count >= enough:
+            return False
+    lines = count + (0 if blob.endswith(b"\n") else 1)
+    return n / max(lines, 1) > MINIFIED_AVG
+
+
+MINIFIED_STEP = 8192
 
 
 def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: bool = True

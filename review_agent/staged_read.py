@@ -219,33 +219,40 @@ def staged_blobs(root: Path, shas: Sequence[str], paths: Sequence[tuple[str, str
     return {s: blobs.get(s) for s in shas}, sizes
 
 
-def each_file(root: Path, work: Callable[[FileChange, Mapping[str, bytes | None]], None]
-              ) -> int:
-    """Do `work` on each staged file (with the blobs) as it is parsed, while git still
-    diffs: the hook's otherwise idle wait (the caller's results are kept for the review,
-    `prework`). Stops once the whole change is known: what is left is the review's. The
-    number of files worked on."""
+Work = Callable[[FileChange, Mapping[str, bytes | None]], None]
+
+
+def each_file(root: Path, first: Work, spare: Work | None = None) -> int:
+    """Do `first` on each staged file (with the blobs) as it is parsed, while git still
+    diffs, and `spare` on the files done so when no new one is waiting: the hook's
+    otherwise idle wait (the callers keep the results for the review). Stops once the
+    whole change is known: what is left is the review's. The number of files `first` did.
+    """
     pending = _pending
     if pending is None or not _root_is(pending, root):
         return 0
-    done = 0
+    done = spared = 0
     while True:
         with pending.arrived:
-            while len(pending.files) <= done and not pending.change_known.is_set():
+            while (len(pending.files) <= done and (spare is None or spared >= done)
+                   and not pending.change_known.is_set()):
                 pending.arrived.wait()
             if pending.change_known.is_set():
                 return done
-            batch = pending.files[done:]
+            waiting = len(pending.files) > done
+            fc = pending.files[done] if waiting else pending.files[spared]
         pending.blobs_known.wait()
         blobs = pending.blobs
-        if blobs is None:
+        if blobs is None or pending.change_known.is_set():
             return done
-        for fc in batch:
-            if pending.change_known.is_set():
-                return done
-            work(fc, blobs)
+        if waiting:
+            first(fc, blobs)
             done += 1
-            time.sleep(0)  # the reader first: a stalled reader stalls git
+        else:
+            assert spare is not None
+            spare(fc, blobs)
+            spared += 1
+        time.sleep(0)  # the reader first: a stalled reader stalls git
 
 
 def _root_is(pending: _Pending, root: Path) -> bool:

@@ -102,23 +102,30 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
 
 def _prework(root: Path, options: Options) -> None:
-    """The line rules and the secret scan of each staged file as git's diff brings it,
+    """The secret scan and the line rules of each staged file as git's diff brings it,
     while the hook would wait for the rest: the review takes what was done
-    (`checks.runner.precheck`, `secrets.staged.prescan`) and does what is left, the line
+    (`secrets.staged.prescan`, `checks.runner.precheck`) and does what is left, the line
     rules here and the scan beside them in a child for a big change."""
     from review_agent.checks.runner import precheck
     from review_agent.secrets.staged import prescan
 
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
 
-    def work(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
+    def scan(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
         try:
-            precheck(fc, options, blobs)
             prescan(fc, blobs.get(fc.new_sha), allow, allow_paths)
-        except Exception:  # noqa: BLE001 - the review runs the file again and says what failed
+        except Exception:  # noqa: BLE001 - the review scans the file again and says what failed
             pass
 
-    staged_read.each_file(root, work)
+    def check(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
+        try:
+            precheck(fc, options, blobs)
+        except Exception:  # noqa: BLE001 - the review checks the file again and says what failed
+            pass
+
+    # the scans first: what is left of them runs in the child, beside the staging it does
+    # anyway, while the line rules left run here
+    staged_read.each_file(root, scan, check)
 
 
 def _hook_options(args: argparse.Namespace, root: Path) -> Options:
