@@ -136,10 +136,22 @@ def _advance(text: AnyStr, nl: AnyStr, pos: int, k: int) -> int | None:
             k -= found
             pos = end
             continue
-        for _ in range(k):  # within one chunk: at most its newlines
+        # the k-th newline is in [pos, end): halve the range by counting, then find it
+        while end - pos > NARROW_BYTES:
+            mid = (pos + end) // 2
+            below = text.count(nl, pos, mid)
+            if below >= k:
+                end = mid
+            else:
+                k -= below
+                pos = mid
+        for _ in range(k):
             pos = text.find(nl, pos, end) + 1
         return pos
     return pos
+
+
+NARROW_BYTES = 64
 
 
 def line_count(text: AnyStr) -> int:
