@@ -87,6 +87,9 @@ def split_header(data: bytes) -> tuple[list[RawRecord], bytes]:
     return raws, b""
 
 
+_new_line = tuple.__new__  # DiffLine(...) without its Python-level __new__ (52k lines: 15 ms)
+
+
 def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
     m = _HUNK.match(header)
     if m is None:
@@ -97,6 +100,7 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
     old_left, new_left = old_len, new_len
     old_no, new_no = old_start, new_start
     out: list[DiffLine] = []
+    append = out.append
     n = len(lines)
     while (old_left > 0 or new_left > 0) and i < n:
         line = lines[i]
@@ -104,14 +108,15 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
         if kind == b"\\":  # "\ No newline at end of file"
             i += 1
             continue
+        text = line[1:].decode("utf-8", "surrogateescape")
         if kind == b"+":
-            out.append(DiffLine("+", None, new_no, _text(line[1:])))
+            append(_new_line(DiffLine, ("+", None, new_no, text)))
             new_no, new_left = new_no + 1, new_left - 1
         elif kind == b"-":
-            out.append(DiffLine("-", old_no, None, _text(line[1:])))
+            append(_new_line(DiffLine, ("-", old_no, None, text)))
             old_no, old_left = old_no + 1, old_left - 1
-        elif kind in (b" ", b""):  # "" when diff.suppressBlankEmpty drops the space
-            out.append(DiffLine(" ", old_no, new_no, _text(line[1:])))
+        elif kind == b" " or kind == b"":  # "" when diff.suppressBlankEmpty drops the space
+            append(_new_line(DiffLine, (" ", old_no, new_no, text)))
             old_no, new_no = old_no + 1, new_no + 1
             old_left, new_left = old_left - 1, new_left - 1
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from review_agent import baseline, ignores
+from review_agent import baseline, early, ignores
 from review_agent.checks.runner import new_lines
 from review_agent.config import Options
 from review_agent.findings import context_fingerprint, unique
@@ -35,16 +35,27 @@ def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str]
     return unique(out)
 
 
-def _may_hold_pragmas(change: Change) -> list[FileChange]:
-    """The files whose added lines may name `review-agent`: one search of all the added
-    text (most changes name it nowhere), then one of each file's."""
-    def added(fcs: Sequence[FileChange]) -> str:
-        return "\n".join(ln.text for fc in fcs for h in fc.hunks for ln in h.lines
-                         if ln.kind == "+")
+PRAGMA = "names review-agent"  # the kind of `early` value `names_review_agent` keeps
 
-    if "review-agent" not in added(change.files).lower():
-        return []
-    return [fc for fc in change.files if "review-agent" in added([fc]).lower()]
+
+def names_review_agent(fc: FileChange) -> bool:
+    """Whether an added line of `fc` may name `review-agent` (a pragma to check)."""
+    text = "\n".join([ln.text for h in fc.hunks for ln in h.lines if ln.kind == "+"])
+    return "review-agent" in text or "review-agent" in text.lower()
+
+
+def _may_hold_pragmas(change: Change) -> list[FileChange]:
+    """The files whose added lines may name `review-agent` (asked while git diffed, for
+    the files the hook got to then)."""
+    out = []
+    for fc in change.files:
+        flag = early.take(PRAGMA, fc, (), None)
+        if flag is early.MISSING:
+            flag = names_review_agent(fc)
+        if flag:
+            out.append(fc)
+    early.forget(PRAGMA)
+    return out
 
 
 def baseline_path(root: Path, options: Options) -> Path | None:

@@ -53,6 +53,7 @@ class _Pending:
         # the files parsed while git still diffs, and the blobs once read (`each_file`)
         self.arrived = threading.Condition()
         self.files: list[FileChange] = []
+        self.total = 0  # files in the change, once the raw records are in
         self.blobs_known = threading.Event()
         self.blobs: dict[str, bytes | None] | None = None
 
@@ -168,6 +169,7 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
             for chunk in running.chunks():
                 stream.feed(chunk)
                 if reader is None and stream.raws is not None:
+                    pending.total = len(stream.raws)
                     reader = read_blobs((r.old_mode, r.new_mode, r.new_sha, r.path)
                                         for r in stream.raws)
                 ready = stream.take_ready()
@@ -222,37 +224,56 @@ def staged_blobs(root: Path, shas: Sequence[str], paths: Sequence[tuple[str, str
 Work = Callable[[FileChange, Mapping[str, bytes | None]], None]
 
 
-def each_file(root: Path, first: Work, spare: Work | None = None) -> int:
-    """Do `first` on each staged file (with the blobs) as it is parsed, while git still
-    diffs, and `spare` on the files done so when no new one is waiting: the hook's
-    otherwise idle wait (the callers keep the results for the review). Stops once the
-    whole change is known: what is left is the review's. The number of files `first` did.
+def each_file(root: Path, first: Work, second: Work | None = None) -> int:
+    """Do `first` and `second` on each staged file (with the blobs) as it is parsed, while
+    git still diffs: the hook's otherwise idle wait (the callers keep the results for the
+    review). Stops once the whole change is known: what is left is the review's.
+
+    The review does what is left of the two in two processes at once, so they are kept
+    even: each step goes to the one with more work left, by the time each has taken a
+    file so far (a file of each is done first, to know). The number of files `first` did.
     """
     pending = _pending
     if pending is None or not _root_is(pending, root):
         return 0
-    done = spared = 0
+    done = [0, 0]
+    spent = [0.0, 0.0]
+    works = (first, second)
     while True:
         with pending.arrived:
-            while (len(pending.files) <= done and (spare is None or spared >= done)
+            while (len(pending.files) <= min(done[0], done[1] if second else done[0])
                    and not pending.change_known.is_set()):
                 pending.arrived.wait()
             if pending.change_known.is_set():
-                return done
-            waiting = len(pending.files) > done
-            fc = pending.files[done] if waiting else pending.files[spared]
+                return done[0]
+            arrived = len(pending.files)
+            total = max(pending.total, arrived)
+            which = _next_work(done, spent, total, arrived, second is not None)
+            fc = pending.files[done[which]]
         pending.blobs_known.wait()
         blobs = pending.blobs
         if blobs is None or pending.change_known.is_set():
-            return done
-        if waiting:
-            first(fc, blobs)
-            done += 1
-        else:
-            assert spare is not None
-            spare(fc, blobs)
-            spared += 1
+            return done[0]
+        started = time.perf_counter()
+        work = works[which]
+        assert work is not None
+        work(fc, blobs)
+        spent[which] += time.perf_counter() - started
+        done[which] += 1
         time.sleep(0)  # the reader first: a stalled reader stalls git
+
+
+def _next_work(done: list[int], spent: list[float], total: int, arrived: int,
+               two: bool) -> int:
+    """0 or 1: which work takes the next file (see `each_file`)."""
+    if not two or done[1] >= arrived:
+        return 0
+    if done[0] >= arrived or (done[0] and not done[1]):
+        return 1
+    if not done[0]:
+        return 0
+    left = [spent[i] / done[i] * (total - done[i]) for i in (0, 1)]
+    return 0 if left[0] >= left[1] else 1
 
 
 def _root_is(pending: _Pending, root: Path) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from review_agent import fast_hook, git, pipeline, staged_read
+from review_agent import early, fast_hook, git, pipeline, staged_read
 from review_agent.checks import runner
 from review_agent.config import Options
 from review_agent.secrets import staged as scanned
@@ -44,14 +44,13 @@ def test_files_worked_on_early_are_what_the_review_computes(repo_with_commit: Re
             runner.precheck(fc, options, blobs), scanned.prescan(fc, blobs.get(fc.new_sha))))
         change = staged_read.staged_change(root)
         change, blobs = pipeline.with_new_blobs(root, change)
-        early_checks = dict(runner._EARLY)  # noqa: SLF001
-        early_scans = dict(scanned._EARLY)  # noqa: SLF001
+        early_checks, early_scans = early.count(runner.EARLY), early.count(scanned.EARLY)
         found = runner.run_checks(change, options, has_tests=True, blobs=blobs)
         hits = scanned.scan_change(change, blobs)
     finally:
         staged_read.forget()
-    assert worked > 0 and len(early_checks) == len(early_scans) == worked
-    assert not runner._EARLY and not scanned._EARLY  # noqa: SLF001 - taken, then dropped
+    assert worked > 0 and early_checks == early_scans == worked
+    assert not early.count(runner.EARLY) and not early.count(scanned.EARLY)  # taken, dropped
     fresh = git.staged_change(repo.path)
     fresh, fresh_blobs = pipeline.with_new_blobs(repo.path, fresh)
     assert found == runner.run_checks(fresh, options, has_tests=True, blobs=fresh_blobs)
@@ -97,3 +96,27 @@ def test_a_hook_given_pre_commits_names_reports_what_a_review_does(repo_with_com
 
     assert stable(hook.stdout) == stable(review.stdout)
     assert '"debug-print"' in hook.stdout and "pkg/m0003.py" in hook.stdout
+
+
+def test_a_kept_value_is_given_once_and_only_for_the_same_file_settings_and_bytes() -> None:
+    from review_agent.records import DiffLine, FileChange, Hunk
+
+    hunks = (Hunk(1, 0, 1, 1, "", (DiffLine("+", None, 1, "x = 1"),)),)
+    fc = FileChange("a.py", None, "M", False, "100644", "100644", "1" * 40, "2" * 40,
+                    hunks=hunks, added=1, deleted=0)
+    blob = b"x = 1\n"
+    same_bytes = bytes(bytearray(blob))
+    early.keep("k", fc, ("s",), blob, 42)
+    assert early.take("k", fc, ("s",), same_bytes) is early.MISSING  # other bytes object
+    early.keep("k", fc, ("s",), blob, 42)
+    assert early.take("k", fc, ("t",), blob) is early.MISSING
+    early.keep("k", fc, ("s",), blob, 42)
+    # equal hunks parsed again are another parse: not taken
+    assert early.take("k", fc._replace(hunks=tuple(list(hunks))), ("s",), blob) is early.MISSING
+    early.keep("k", fc, ("s",), blob, 42)
+    assert early.take("k", fc, ("s",), blob) == 42
+    assert early.take("k", fc, ("s",), blob) is early.MISSING  # given once
+    early.keep("k", fc, ("s",), blob, 42)
+    early.keep("j", fc, ("s",), blob, 7)
+    early.forget("k")
+    assert early.count("k") == 0 and early.take("j", fc, ("s",), blob) == 7

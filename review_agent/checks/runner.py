@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple, overload
 
+from review_agent import early
 from review_agent.checks import (
     conflicts,
     debugging,
@@ -574,13 +575,12 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     disable = tuple(options.disable)
     infos: list[FileInfo] = []
     hits: dict[str, FileHits] = {}
-    settings = (tuple(options.exclude), disable)
+    settings = _settings(options)
     for fc in change.files:
-        early = _EARLY.pop((fc.path, fc.new_sha), None)
         blob = blobs.get(fc.new_sha) if blobs is not None else None
-        if (early is not None and early[0].hunks is fc.hunks and early[1] is blob
-                and early[2] == settings and not fc.oversized):
-            info, fh = early[3]._replace(change=fc), early[4]
+        done = early.take(EARLY, fc, settings, blob)
+        if isinstance(done, tuple):  # (facts, hits) found while git diffed (`precheck`)
+            info, fh = done[0]._replace(change=fc), done[1]
         else:
             info = file_info(fc, options, blobs)
             fh = line_findings(info, _plan(info.language, info.skipped, disable))
@@ -588,7 +588,7 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
         infos.append(info._replace(code_added=len(fh.added_code),
                                    added_code=tuple(fh.added_code),
                                    removed_code=tuple(fh.removed_code)))
-    _EARLY.clear()
+    early.forget(EARLY)
     out = drop_preexisting(hits)
     shaped: list[Finding] = []
     shaped += shape.tests_deleted(infos)
@@ -604,12 +604,13 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     return out
 
 
-# One file's line rules run ahead (`precheck`): (path, blob id) -> (the file, its blob, the
-# settings they depend on, its facts, its hits). Taken by `run_checks` only for the very
-# same hunks, blob bytes and settings.
-_EARLY: dict[tuple[str, str], tuple[FileChange, bytes | None,
-                                    tuple[tuple[str, ...], tuple[str, ...]], FileInfo,
-                                    FileHits]] = {}
+
+EARLY = "line rules"  # the kind of `early` value `precheck` keeps
+
+
+def _settings(options: Options) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What one file's facts and hits depend on beyond the file and its blob."""
+    return tuple(options.exclude), tuple(options.disable)
 
 
 def precheck(fc: FileChange, options: Options, blobs: Mapping[str, bytes | None]) -> None:
@@ -617,8 +618,6 @@ def precheck(fc: FileChange, options: Options, blobs: Mapping[str, bytes | None]
     checks each file while git still diffs the next ones). Oversized files wait."""
     if fc.oversized:
         return
-    disable = tuple(options.disable)
     info = file_info(fc, options, blobs)
-    fh = line_findings(info, _plan(info.language, info.skipped, disable))
-    _EARLY[(fc.path, fc.new_sha)] = (fc, blobs.get(fc.new_sha), (tuple(options.exclude),
-                                                                  disable), info, fh)
+    fh = line_findings(info, _plan(info.language, info.skipped, tuple(options.disable)))
+    early.keep(EARLY, fc, _settings(options), blobs.get(fc.new_sha), (info, fh))

@@ -106,7 +106,9 @@ def _prework(root: Path, options: Options) -> None:
     while the hook would wait for the rest: the review takes what was done
     (`secrets.staged.prescan`, `checks.runner.precheck`) and does what is left, the line
     rules here and the scan beside them in a child for a big change."""
+    from review_agent import early
     from review_agent.checks.runner import precheck
+    from review_agent.filters import PRAGMA, names_review_agent
     from review_agent.secrets.staged import prescan
 
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
@@ -114,6 +116,7 @@ def _prework(root: Path, options: Options) -> None:
     def scan(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
         try:
             prescan(fc, blobs.get(fc.new_sha), allow, allow_paths)
+            early.keep(PRAGMA, fc, (), None, names_review_agent(fc))
         except Exception:  # noqa: BLE001 - the review scans the file again and says what failed
             pass
 
@@ -123,8 +126,8 @@ def _prework(root: Path, options: Options) -> None:
         except Exception:  # noqa: BLE001 - the review checks the file again and says what failed
             pass
 
-    # the scans first: what is left of them runs in the child, beside the staging it does
-    # anyway, while the line rules left run here
+    # what is left of the scans runs in a child for a big change, the line rules left here:
+    # each_file keeps the two even
     staged_read.each_file(root, scan, check)
 
 

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 
+from review_agent import early
 from review_agent.records import Change, FileChange
 from review_agent.secrets import known, regions
 from review_agent.secrets.decode import to_text, wide_encoding
@@ -34,22 +35,14 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
         if fc.status == "D" or fc.is_submodule:
             continue
         blob = blobs.get(fc.new_sha)
-        early = _EARLY.pop((fc.path, fc.new_sha), None)
-        if (early is not None and early[0].hunks is fc.hunks and early[1] is blob
-                and early[2] == (tuple(allow), tuple(allow_paths))):
-            hits.extend(early[3])
-        else:
-            hits.extend(_scan_file(fc, blob, allow, allow_paths))
-    _EARLY.clear()
+        done = early.take(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob)
+        hits.extend(done if isinstance(done, list) else _scan_file(fc, blob, allow, allow_paths))
+    early.forget(EARLY)
     known.remember(hits)  # a reported value is masked wherever else it is shown
     return hits
 
 
-# One file's scan done ahead (`prescan`): (path, blob id) -> (the file, its blob, the allow
-# lists, the hits). Taken by `scan_change` only for the very same hunks and blob bytes.
-_EARLY: dict[tuple[str, str],
-             tuple[FileChange, bytes | None, tuple[tuple[str, ...], tuple[str, ...]],
-                   list[SecretHit]]] = {}
+EARLY = "secret scan"  # the kind of `early` value `prescan` keeps
 
 
 def prescan(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
@@ -57,8 +50,8 @@ def prescan(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
     """Scan one file of a change now, for `scan_change` to take (the hook scans each file
     while git still diffs the next ones)."""
     if fc.status != "D" and not fc.is_submodule:
-        _EARLY[(fc.path, fc.new_sha)] = (fc, blob, (tuple(allow), tuple(allow_paths)),
-                                         _scan_file(fc, blob, allow, allow_paths))
+        early.keep(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob,
+                   _scan_file(fc, blob, allow, allow_paths))
 
 
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
