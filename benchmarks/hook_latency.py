@@ -1,5 +1,6 @@
-"""Hook latency at every size, side by side in one run: `review-agent hook`, detect-secrets-hook,
-gitleaks (`git --pre-commit --staged`) and the floor (python starting `git diff-index -p`).
+"""Hook latency at every size, side by side in one run: `review-agent hook FILES` (as
+pre-commit runs it, with the staged files' names), detect-secrets-hook FILES, gitleaks
+(`git --pre-commit --staged`) and the floor (python starting `git diff-index -p`).
 
 For each size a repository of real code (modules of the running Python's standard library)
 gets N staged files with about 20 added lines each. The commands run interleaved (A B C D
@@ -135,7 +136,8 @@ def main() -> None:
             floor = [sys.executable, "-c",
                      "import subprocess; subprocess.run(['git', 'diff-index', '--cached', '-p',"
                      " 'HEAD', '--'], capture_output=True, check=True)"]
-            rows = [("floor", floor, args.runs), ("ours", ours, args.runs)]
+            # as pre-commit runs each hook: with the staged files' names
+            rows = [("floor", floor, args.runs), ("ours", [*ours, *rels], args.runs)]
             if gitleaks:
                 rows.append(("gitleaks", [gitleaks, "git", "--pre-commit", "--staged",
                                           "--no-banner", "--log-level", "error", "."],

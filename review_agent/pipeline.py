@@ -76,6 +76,7 @@ def review_change(
         has_tests=_has_tests(root, change),
     )
     ctx, kept = with_deterministic(ctx, whole)
+    staged_read.settled()  # the heavy reading is done: the collector at its pace again
     state = initial_state(
         input=REVIEW_REQUEST.get(trigger, REVIEW_REQUEST["manual"]),
         trigger_source=trigger,

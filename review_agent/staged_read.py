@@ -79,6 +79,7 @@ def start(running: Running | None = None, cwd: str | None = None) -> None:
     global _pending
     pending = _Pending(cwd or os.getcwd())
     _pending = pending
+    _pause_collector()
     if running is not None:
         _widen_pipe(running.fd)
     # The reader needs the interpreter for a moment between git's answers; with the
@@ -107,6 +108,37 @@ def forget() -> None:
     """Drop what was read early (another command runs in this process)."""
     global _pending, _tests
     _pending = _tests = None
+    settled()
+
+
+# While the staged change is read, parsed and checked, the cyclic collector is off: the
+# hook makes some 750,000 objects that all live to its end and hold no cycle, and at
+# 2,000 files the collector's passes over them took 80 ms (170 young, 16 middle, 1 full)
+# for nothing. `settled` turns it back on before the model and the graph run, so what
+# they make is collected as always; what exists by then is frozen (left out of every
+# later pass) first, or the next pass would go over all of it at once. Objects without
+# a cycle are freed as always, by their counts, collector or not.
+_paused = False
+
+
+def _pause_collector() -> None:
+    global _paused
+    import gc
+
+    if not _paused and gc.isenabled():
+        gc.disable()
+        _paused = True
+
+
+def settled() -> None:
+    """The collector on again (the change is read and checked)."""
+    global _paused
+    if _paused:
+        import gc
+
+        gc.freeze()
+        gc.enable()
+        _paused = False
 
 
 def reading() -> bool:
