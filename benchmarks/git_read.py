@@ -1,4 +1,5 @@
-"""Reading a staged change: git.staged_change, diff.parse against unidiff, read_blobs.
+"""Reading a staged change: git.staged_change, diff.parse against unidiff, read_blobs and
+the work-tree reads that stand in for it (clean_files).
 
 1,000 staged files with 2 changed lines each (2,000 added lines). Best of 5.
 
@@ -77,6 +78,12 @@ def main() -> None:
         shas = [f.new_sha for f in change.files]
         print(f"read_blobs, {len(shas)} blobs: "
               f"{best_ms(lambda: rg.read_blobs(tmp, shas, 10**6)):.1f} ms")
+        from review_agent.clean_files import read_clean
+
+        wanted = [(f.new_sha, f.path) for f in change.files]
+        assert len(read_clean(tmp, wanted, 10**6)) == len(shas)
+        print(f"clean_files.read_clean, {len(shas)} work-tree files read and hashed: "
+              f"{best_ms(lambda: read_clean(tmp, wanted, 10**6)):.1f} ms")
         g("commit", "-qm", "two")
         (tmp / "x.py").write_text("print(1)\n")
         g("add", "x.py")

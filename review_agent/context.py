@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 
-from review_agent import secrets
+from review_agent import early, secrets
 from review_agent.checks.paths import (
     SOURCE,
     is_generated_name,
@@ -93,7 +93,10 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     hits: list[SecretHit] = []
     rescan: list[FileChange] = []  # files whose blob the redaction did not already scan
     for fc in sorted(change.files, key=lambda f: f.path):
-        reason = skip_reason(fc, blobs, options)
+        reason = early.take(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha))
+        if reason is early.MISSING:
+            reason = skip_reason(fc, blobs, options)
+        assert reason is None or isinstance(reason, str)
         if reason is not None:
             not_reviewed.append((fc.path, reason))
             rescan.append(fc)
@@ -116,6 +119,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
             not_reviewed.append((fc.path, "too large"))
             continue
         staged.append((_priority(fc), cf, size, redacted))
+    early.forget(SKIP)
     # every file is scanned, the ones not reviewed too
     hits.extend(secrets.scan_change(change._replace(files=tuple(rescan)), blobs, allow=allow,
                                     allow_paths=allow_paths))
@@ -159,6 +163,17 @@ def _priority(fc: FileChange) -> tuple[int, str]:
     if is_test_path(fc.path):
         return 1, fc.path
     return (0 if language_of(fc.path) in SOURCE else 2), fc.path
+
+
+SKIP = "skip reason"  # the kind of `early` value `keep_skip_reason` keeps
+
+
+def keep_skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options
+                     ) -> None:
+    """Why a file is not reviewed, found now for the staging to take (the hook asks while
+    git still diffs the next files)."""
+    early.keep(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha),
+               skip_reason(fc, blobs, options))
 
 
 def skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options

@@ -108,6 +108,7 @@ def _prework(root: Path, options: Options) -> None:
     rules here and the scan beside them in a child for a big change."""
     from review_agent import early
     from review_agent.checks.runner import precheck
+    from review_agent.context import keep_skip_reason
     from review_agent.filters import PRAGMA, names_review_agent
     from review_agent.secrets.staged import prescan
 
@@ -116,6 +117,7 @@ def _prework(root: Path, options: Options) -> None:
     def scan(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
         try:
             prescan(fc, blobs.get(fc.new_sha), allow, allow_paths)
+            keep_skip_reason(fc, blobs, options)  # the rest of the staging the child does
             early.keep(PRAGMA, fc, (), None, names_review_agent(fc))
         except Exception:  # noqa: BLE001 - the review scans the file again and says what failed
             pass
