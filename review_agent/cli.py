@@ -64,20 +64,18 @@ def _run(argv: list[str]) -> int:
         if argv[:1] == ["hook"] and not _skipped():
             import os
 
-            from review_agent.fast_hook import staged_diff
+            from review_agent.fast_hook import reviews_staged, staged_diff
 
             staged = staged_diff(argv[1:], os.environ)
             if staged == b"":
                 if "-q" not in argv and "--quiet" not in argv:
                     sys.stdout.write(NOTHING_STAGED)
                 return 0
-            from review_agent import staged_read
+            if reviews_staged(argv[1:], os.environ):  # the diff runs only then
+                from review_agent import staged_read
 
-            if staged_read.wanted(argv[1:], os.environ):
                 # git diffs the change on the other core while the rest is imported
                 staged_read.start(None if isinstance(staged, bytes) else staged)
-            elif staged is not None and not isinstance(staged, bytes):
-                staged.close()
         elif "review_agent.staged_read" in sys.modules:
             sys.modules["review_agent.staged_read"].forget()
         from review_agent.arguments import command_of, hoist

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 
 from review_agent import early, secrets
 from review_agent.checks.paths import (
@@ -93,10 +94,8 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     hits: list[SecretHit] = []
     rescan: list[FileChange] = []  # files whose blob the redaction did not already scan
     for fc in sorted(change.files, key=lambda f: f.path):
-        reason = early.take(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha))
-        if reason is early.MISSING:
-            reason = skip_reason(fc, blobs, options)
-        assert reason is None or isinstance(reason, str)
+        reason = early.take_or(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha),
+                               partial(skip_reason, fc, blobs, options))
         if reason is not None:
             not_reviewed.append((fc.path, reason))
             rescan.append(fc)

@@ -10,9 +10,12 @@ compared with ==, the blob's bytes by identity. Whatever was not asked for is dr
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from typing import TypeVar, cast
 
 from review_agent.records import FileChange
+
+T = TypeVar("T")
 
 MISSING = object()
 
@@ -35,6 +38,14 @@ def take(kind: str, fc: FileChange, settings: Hashable, blob: bytes | None) -> o
     if hunks is not fc.hunks or kept_blob is not blob or kept_settings != settings:
         return MISSING
     return value
+
+
+def take_or(kind: str, fc: FileChange, settings: Hashable, blob: bytes | None,
+            compute: Callable[[], T]) -> T:
+    """The value kept for this very file, settings and blob, or `compute()` now. A kind
+    is kept by one caller only, so its values are what `compute` returns."""
+    value = take(kind, fc, settings, blob)
+    return compute() if value is MISSING else cast(T, value)
 
 
 def forget(kind: str) -> None:

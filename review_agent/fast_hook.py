@@ -63,6 +63,12 @@ class Running:
         return self._code
 
 
+def reviews_staged(args: Sequence[str], env: Mapping[str, str]) -> bool:
+    """Whether a `hook ARGS` run reviews the staged change (not a pre-push's commits)."""
+    return not any(env.get(v) for v in PUSH_VARIABLES) and not any(
+        "pre-push" in a for a in args)
+
+
 def staged_diff(args: Sequence[str], env: Mapping[str, str]) -> bytes | Running | None:
     """b"" when nothing is staged (certainly), the running diff when something is, or None
     when this path cannot tell.
@@ -70,9 +76,7 @@ def staged_diff(args: Sequence[str], env: Mapping[str, str]) -> bytes | Running 
     The diff starts whatever the arguments (pre-commit passes the staged files' names),
     except for a push; only arguments that change nothing about an empty change let it
     answer "nothing staged" (named files with nothing staged are reviewed whole)."""
-    if not hasattr(os, "posix_spawnp") or any(env.get(name) for name in PUSH_VARIABLES):
-        return None
-    if any("pre-push" in a for a in args):
+    if not hasattr(os, "posix_spawnp") or not reviews_staged(args, env):
         return None
     read, write = os.pipe()
     actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),

@@ -9,6 +9,7 @@ the baseline holds (baseline.py) are hidden and counted in the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from review_agent import baseline, early, ignores
@@ -47,13 +48,8 @@ def names_review_agent(fc: FileChange) -> bool:
 def _may_hold_pragmas(change: Change) -> list[FileChange]:
     """The files whose added lines may name `review-agent` (asked while git diffed, for
     the files the hook got to then)."""
-    out = []
-    for fc in change.files:
-        flag = early.take(PRAGMA, fc, (), None)
-        if flag is early.MISSING:
-            flag = names_review_agent(fc)
-        if flag:
-            out.append(fc)
+    out = [fc for fc in change.files
+           if early.take_or(PRAGMA, fc, (), None, partial(names_review_agent, fc))]
     early.forget(PRAGMA)
     return out
 

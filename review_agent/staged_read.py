@@ -62,14 +62,6 @@ _pending: _Pending | None = None
 _tests: tuple[Path, threading.Thread, list[bool]] | None = None  # the early test search
 
 
-def wanted(args: Sequence[str], env: Mapping[str, str]) -> bool:
-    """Whether a `hook ARGS` run reviews the staged change (not a pre-push's commits)."""
-    from review_agent.fast_hook import PUSH_VARIABLES
-
-    return not any(env.get(v) for v in PUSH_VARIABLES) and not any(
-        "pre-push" in a for a in args)
-
-
 def start(running: Running | None = None, cwd: str | None = None) -> None:
     """Begin reading the staged change of the repository at `cwd` in the background.
 
@@ -175,6 +167,7 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
         listed = list(files)
         shas = new_blob_ids((old, new, sha) for old, new, sha, _ in listed)
         paths = [(sha, path) for _, new, sha, path in listed if new in REGULAR_MODES]
+
         def read() -> None:
             try:
                 ahead.append(staged_blobs(root, shas, paths))
@@ -213,7 +206,10 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
                 change = Change(head, None, stream.finish())
         if change is None:  # not started early, or it failed: as the git module diffs
             change = git.staged_change(root, base=head or git.empty_tree(root))
-            reader = None
+            if reader is not None:  # it read for a diff that failed: read again, after it
+                reader.join()
+                ahead.clear()
+                reader = None
         pending.result = pending.result._replace(change=change)
         with pending.arrived:
             pending.change_known.set()

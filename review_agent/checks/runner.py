@@ -578,12 +578,9 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     settings = _settings(options)
     for fc in change.files:
         blob = blobs.get(fc.new_sha) if blobs is not None else None
-        done = early.take(EARLY, fc, settings, blob)
-        if isinstance(done, tuple):  # (facts, hits) found while git diffed (`precheck`)
-            info, fh = done[0]._replace(change=fc), done[1]
-        else:
-            info = file_info(fc, options, blobs)
-            fh = line_findings(info, _plan(info.language, info.skipped, disable))
+        info, fh = early.take_or(EARLY, fc, settings, blob,  # done while git diffed, or now
+                                 functools.partial(_line_rules, fc, options, blobs, disable))
+        info = info._replace(change=fc)
         hits[fc.path] = fh
         infos.append(info._replace(code_added=len(fh.added_code),
                                    added_code=tuple(fh.added_code),
@@ -616,8 +613,12 @@ def _settings(options: Options) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def precheck(fc: FileChange, options: Options, blobs: Mapping[str, bytes | None]) -> None:
     """Run the line rules of one file of a change now, for `run_checks` to take (the hook
     checks each file while git still diffs the next ones). Oversized files wait."""
-    if fc.oversized:
-        return
+    if not fc.oversized:
+        early.keep(EARLY, fc, _settings(options), blobs.get(fc.new_sha),
+                   _line_rules(fc, options, blobs, tuple(options.disable)))
+
+
+def _line_rules(fc: FileChange, options: Options, blobs: Mapping[str, bytes | None] | None,
+                disable: tuple[str, ...]) -> tuple[FileInfo, FileHits]:
     info = file_info(fc, options, blobs)
-    fh = line_findings(info, _plan(info.language, info.skipped, tuple(options.disable)))
-    early.keep(EARLY, fc, _settings(options), blobs.get(fc.new_sha), (info, fh))
+    return info, line_findings(info, _plan(info.language, info.skipped, disable))

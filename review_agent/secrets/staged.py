@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 
 from review_agent import early
 from review_agent.records import Change, FileChange
@@ -35,8 +36,8 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
         if fc.status == "D" or fc.is_submodule:
             continue
         blob = blobs.get(fc.new_sha)
-        done = early.take(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob)
-        hits.extend(done if isinstance(done, list) else _scan_file(fc, blob, allow, allow_paths))
+        hits.extend(early.take_or(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob,
+                                  partial(_scan_file, fc, blob, allow, allow_paths)))
     early.forget(EARLY)
     known.remember(hits)  # a reported value is masked wherever else it is shown
     return hits
