@@ -21,6 +21,7 @@ from review_agent.checks.paths import (
     matches_any,
 )
 from review_agent.config import Options
+from review_agent.line_offsets import line_count, pieces
 from review_agent.records import (
     Change,
     ContextBundle,
@@ -299,7 +300,7 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
         return _build(fc, layout, shown.get, lambda first: find_header_line(
             shown.get, first, language)), None, n
     text = blob_text(blob)
-    last = regions.line_count(text)
+    last = line_count(text)
     layout = _layout(fc, last, removed, removed_text, options.context_lines)
     windows = layout[0]
     top = max((hi for _, hi, _ in windows), default=0)
@@ -320,7 +321,7 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
     red: dict[int, str] = {}
     hits: list[SecretHit] = []
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
-    for lo, piece in regions.pieces(text, spans):
+    for lo, piece in pieces(text, spans):
         done, found = secrets.redact(piece, fc.path, allow=allow, allow_paths=allow_paths,
                                      recall=recall, first_line=lo)
         hits.extend(found)

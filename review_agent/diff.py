@@ -20,7 +20,7 @@ from typing import NamedTuple
 from review_agent.errors import ReviewAgentError
 from review_agent.records import DiffLine, FileChange, Hunk
 
-_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$", re.DOTALL)
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # A file with more changed lines than this is not parsed line by line (a generated or
 # vendored dump): its hunks stay empty, it is marked oversized and keeps its patch text
 # unparsed (`FileChange.patch`), which the line checks stream. 20,000 lines parse in
@@ -126,8 +126,7 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
         raise _bad(f"truncated hunk {_text(header)!r}")
     while i < n and lines[i][:1] == b"\\":
         i += 1
-    section = _text(m[5])
-    return Hunk(old_start, old_len, new_start, new_len, section, tuple(out)), i
+    return Hunk(old_start, old_len, new_start, new_len, tuple(out)), i
 
 
 def _is_binary_marker(line: bytes) -> bool:

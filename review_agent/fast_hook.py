@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from review_agent.git_env import DIFF_OPTIONS, SAFE_CONFIG, child_env
+from review_agent.git_env import SAFE_CONFIG, STAGED_DIFF_OPTIONS, child_env
 
 TYPE_CHECKING = False  # typing and collections are not imported on this path
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _HARMLESS = frozenset({"-q", "--quiet", "--no-color", "--stage=pre-commit"})
 PUSH_VARIABLES = ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT_REMOTE_NAME")
 # the review's diff of the index against HEAD (git.staged_change's, HEAD named)
-_COMMAND = ("git", *SAFE_CONFIG, "diff-index", "--cached", *DIFF_OPTIONS, "HEAD", "--")
+_COMMAND = ("git", *SAFE_CONFIG, "diff-index", "--cached", *STAGED_DIFF_OPTIONS, "HEAD", "--")
 FIRST_READ = 1 << 16
 
 

@@ -16,12 +16,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from review_agent import diff
+from review_agent import diff, widen
 from review_agent.errors import GitError, NotAGitRepository
-from review_agent.git_env import DIFF_OPTIONS, HOSTILE_ENV, SAFE_CONFIG, child_env
+from review_agent.git_env import (
+    DIFF_OPTIONS,
+    HOSTILE_ENV,
+    SAFE_CONFIG,
+    STAGED_DIFF_OPTIONS,
+    child_env,
+)
 from review_agent.proc import ProcResult, Session, run
 from review_agent.proc import stream as proc_stream
-from review_agent.records import Change
+from review_agent.records import Change, FileChange
 
 SYMLINK_MODE = "120000"
 
@@ -158,7 +164,9 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
 
     `paths` restrict the change; they are relative to the top level and taken literally.
     `base` is HEAD's commit (or the empty tree) when the caller knows it already.
-    At most three git processes: rev-parse, (hash-object,) diff-index.
+    The diff is read at -U0 and given its context from the new blobs (`widen`): rev-parse,
+    (hash-object,) diff-index, cat-file, and a diff with context of the files whose blob
+    is too big to read or whose patch is too big to parse.
     """
     if base is None:
         base = head(root) or empty_tree(root)
@@ -167,8 +175,37 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
         if not paths:
             return Change(base, None, ())
         tail += _literal(paths)
-    res = _git(root, "diff-index", "--cached", *DIFF_OPTIONS, *tail)
-    return Change(base, None, diff.parse(res.stdout))
+    res = _git(root, "diff-index", "--cached", *STAGED_DIFF_OPTIONS, *tail)
+    return Change(base, None, with_context(root, base, diff.parse(res.stdout)))
+
+
+def with_context(root: str | Path, base: str, files: Sequence[FileChange]
+                 ) -> tuple[FileChange, ...]:
+    """Staged `files` read at -U0, with their context lines: cut from their new blobs, or,
+    for the files no blob can widen, from a second diff of those files with context."""
+    want = [f.new_sha for f in files if widen.needs_blob(f)]
+    have = read_blobs_sized(root, want, widen.BLOB_LIMIT)[0] if want else {}
+    return fill_context(root, base, files, [widen.widen(f, have.get(f.new_sha)) for f in files])
+
+
+def fill_context(root: str | Path, base: str, files: Sequence[FileChange],
+                 widened: Sequence[FileChange | None]) -> tuple[FileChange, ...]:
+    """`widened` (what `widen` made of each of `files`), with the files it could not widen
+    (None) diffed again with context."""
+    again = [f for f, w in zip(files, widened, strict=True) if w is None]
+    if not again:
+        return tuple(w for w in widened if w is not None)
+    paths = sorted({p for f in again for p in (f.path, f.old_path) if p is not None})
+    res = _git(root, "diff-index", "--cached", *DIFF_OPTIONS, base, "--", *_literal(paths))
+    redone = {(f.path, f.status): f for f in diff.parse(res.stdout)}
+    done = []
+    for f, w in zip(files, widened, strict=True):
+        if w is None:
+            w = redone.get((f.path, f.status))
+            if w is None:
+                raise GitError(f"the index changed while it was read ({f.path!r})")
+        done.append(w)
+    return tuple(done)
 
 
 def range_change(root: str | Path, base: str, head: str) -> Change:

@@ -28,6 +28,9 @@ DIFF_OPTIONS = (
     "--ignore-submodules=none",
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
 )
+# The staged change's diff: the changed lines only. Their context is cut from the staged
+# blobs (`widen`): at -U0 git skips the files' common tails (a third of its time).
+STAGED_DIFF_OPTIONS = tuple("-U0" if o == "-U3" else o for o in DIFF_OPTIONS)
 
 # Before every command: nothing the repository configures may run. `core.fsmonitor` names
 # a program that `diff-index` and `ls-files` execute; no pager; quoted paths stay raw.

@@ -33,7 +33,6 @@ class Hunk(NamedTuple):
     old_len: int
     new_start: int
     new_len: int
-    section: str  # text after the second "@@" (git's function header guess)
     lines: tuple[DiffLine, ...]
 
 

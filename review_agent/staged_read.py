@@ -191,19 +191,23 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
         change: Change | None = None
         if running is not None and head is not None:
             stream = PatchStream()
+            parsed: list[FileChange] = []  # as git printed them (-U0)
+            widened: list[FileChange | None] = []  # the first of them, with their context
             for chunk in running.chunks():
                 stream.feed(chunk)
                 if reader is None and stream.raws is not None:
                     pending.total = len(stream.raws)
                     reader = read_blobs((r.old_mode, r.new_mode, r.new_sha, r.path)
                                         for r in stream.raws)
-                ready = stream.take_ready()
-                if ready:
-                    with pending.arrived:
-                        pending.files += ready
-                        pending.arrived.notify_all()
+                parsed += stream.take_ready()
+                if len(widened) < len(parsed) and pending.blobs_known.is_set():
+                    _widen_ready(pending, parsed, widened)
             if running.close() == 0:
-                change = Change(head, None, stream.finish())
+                parsed += stream.finish()[len(parsed):]
+                if reader is not None:
+                    reader.join()
+                _widen_ready(pending, parsed, widened)
+                change = Change(head, None, git.fill_context(root, head, parsed, widened))
         if change is None:  # not started early, or it failed: as the git module diffs
             change = git.staged_change(root, base=head or git.empty_tree(root))
             if reader is not None:  # it read for a diff that failed: read again, after it
@@ -232,6 +236,22 @@ def _read(pending: _Pending, running: Running | None, interval: float) -> None:
         pending.blobs_known.set()
         pending.done.set()
         with pending.arrived:
+            pending.arrived.notify_all()
+
+
+def _widen_ready(pending: _Pending, parsed: Sequence[FileChange],
+                 widened: list[FileChange | None]) -> None:
+    """Give the files parsed since the last call their context lines (`widen`, from the
+    blobs read) and hand those it could widen to `each_file`."""
+    from review_agent.widen import widen
+
+    blobs = pending.blobs or {}
+    start = len(widened)
+    widened += [widen(f, blobs.get(f.new_sha)) for f in parsed[start:]]
+    ready = [w for w in widened[start:] if w is not None]
+    if ready:
+        with pending.arrived:
+            pending.files += ready
             pending.arrived.notify_all()
 
 

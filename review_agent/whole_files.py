@@ -53,7 +53,7 @@ def whole_file(path: str, sha: str, mode: str, data: bytes | None) -> FileChange
                           oversized=True, new_size=len(data))
     hunks: tuple[Hunk, ...] = ()
     if lines:
-        hunks = (Hunk(0, 0, 1, len(lines), "",
+        hunks = (Hunk(0, 0, 1, len(lines),
                       tuple(DiffLine("+", None, i, t) for i, t in enumerate(lines, 1))),)
     return FileChange(path, None, "A", False, "000000", mode, zero, sha, hunks, len(lines), 0,
                       new_size=len(data))

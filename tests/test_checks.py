@@ -248,7 +248,7 @@ def test_rules_registry_is_well_formed() -> None:
 
 def _file(path: str, texts: list[str]) -> FileChange:
     lines = tuple(DiffLine("+", None, i, t) for i, t in enumerate(texts, 1))
-    hunk = Hunk(0, 0, 1, len(texts), "", lines)
+    hunk = Hunk(0, 0, 1, len(texts), lines)
     return FileChange(path, None, "A", False, "000000", "100644", "0" * 40, "1" * 40,
                       (hunk,) if texts else (), len(texts), 0)
 

@@ -59,7 +59,6 @@ def test_rename_counts_and_similarity() -> None:
 
     fc = out[0]
     assert (fc.path, fc.old_path, fc.status, fc.similarity) == ("new name", "old name", "R", 87)
-    assert fc.hunks[0].section == "ctx"
     assert fc.added_lines == ((4, "added"),)
     assert (fc.added, fc.deleted) == (1, 0)
 

@@ -101,7 +101,7 @@ def test_a_hook_given_pre_commits_names_reports_what_a_review_does(repo_with_com
 def test_a_kept_value_is_given_once_and_only_for_the_same_file_settings_and_bytes() -> None:
     from review_agent.records import DiffLine, FileChange, Hunk
 
-    hunks = (Hunk(1, 0, 1, 1, "", (DiffLine("+", None, 1, "x = 1"),)),)
+    hunks = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 1"),)),)
     fc = FileChange("a.py", None, "M", False, "100644", "100644", "1" * 40, "2" * 40,
                     hunks=hunks, added=1, deleted=0)
     blob = b"x = 1\n"

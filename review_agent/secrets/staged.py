@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 
 from review_agent import early
+from review_agent.line_offsets import pieces
 from review_agent.records import Change, FileChange
 from review_agent.secrets import known, regions
 from review_agent.secrets.decode import to_text, wide_encoding
@@ -89,7 +90,7 @@ def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
     # spans may reach past the file's end (`pieces` stops there): its lines are not counted
     spans = regions.regions(regions.runs(added), sys.maxsize, regions.PRECISE_REACH,
                             regions.key_blocks(data))
-    found = [h for lo, piece in regions.pieces(data, spans)
+    found = [h for lo, piece in pieces(data, spans)
              for h in scan_text(piece.decode("utf-8", "surrogateescape"), fc.path, allow=allow,
                                 allow_paths=allow_paths, first_line=lo)]
     return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]

@@ -1,4 +1,4 @@
-"""regions.pieces: a span's lines cut out of a text without splitting the rest, equal to
+"""line_offsets.pieces: a span's lines cut out of a text without splitting the rest, equal to
 splitting the whole text into lines, for bytes and str, at random sizes and places."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from review_agent import line_offsets
 from review_agent.secrets import regions
 
 
@@ -26,7 +27,7 @@ def test_pieces_are_the_spans_lines(seed: int) -> None:
     wanted = sorted(rng.sample(range(1, n_lines + 40), k=min(6, n_lines + 39)))
     spans = regions.regions([(w, w + rng.randint(0, 30)) for w in wanted], 10**9,
                             rng.randint(0, 25))
-    assert regions.pieces(text, spans) == by_splitting(text, spans)
+    assert line_offsets.pieces(text, spans) == by_splitting(text, spans)
     raw = text.encode()
-    assert regions.pieces(raw, spans) == [(lo, p.encode()) for lo, p in
+    assert line_offsets.pieces(raw, spans) == [(lo, p.encode()) for lo, p in
                                           by_splitting(text, spans)]
