@@ -41,3 +41,26 @@ def test_the_states_are_those_of_lexing_every_line(language: str) -> None:
 def test_no_blob_or_no_multiline_syntax_means_no_states() -> None:
     assert start_states(None, syntax_for("python"), [3]) == {}
     assert start_states(b'"""\nx\n', syntax_for("ruby"), [2]) == {}
+
+
+ATOMS = ['"""', "'''", '"', "'", "#", "\\", "\\\\", "x", " ", "/*", "*/", "//", "`", "--", "\r",
+         "é", '""""', "\\'''", '\\"""', "r'''", "*"]
+
+
+@pytest.mark.parametrize("language", ["python", "javascript", "go", "sql", "rust", "php"])
+def test_escapes_runs_of_quotes_and_comment_marks(language: str) -> None:
+    """Lines made of the characters the lexer decides on (quotes, backslash runs, comment
+    markers, a CR): the jumps from opener to closer agree with lexing every line."""
+    syn = syntax_for(language)
+    assert syn is not None
+    rng = random.Random(f"atoms-{language}")
+    opened = 0
+    for _ in range(3000):
+        lines = ["".join(rng.choice(ATOMS) for _ in range(rng.randint(0, 6)))
+                 for _ in range(rng.randint(0, 8))]
+        blob = "\n".join(lines).encode()
+        starts = list(range(1, 11))
+        got = start_states(blob, syn, starts)
+        assert got == _every_line(blob, syn, starts), lines
+        opened += sum(1 for s in got.values() if s)
+    assert opened > 500

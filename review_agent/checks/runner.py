@@ -236,49 +236,106 @@ def new_lines(fc: FileChange, blobs: Mapping[str, bytes | None] | None) -> NewLi
     return None if blob is None else NewLines(blob)
 
 
+class _Lexing(NamedTuple):
+    """What `start_states` needs of a syntax, in bytes."""
+
+    openers: tuple[bytes, ...]  # what opens a state carried over lines
+    closers: dict[bytes, bytes]  # opener -> what closes it
+    escaped: frozenset[bytes]  # openers whose closer a backslash escapes (quotes)
+    any_token: re.Pattern[bytes]  # the first character of any token at all
+
+
+@functools.lru_cache(maxsize=64)
+def _lexing(syn: Syntax) -> _Lexing:
+    quotes = sorted(syn.multiline)
+    closers = {q.encode(): q.encode() for q in quotes}
+    if syn.block:
+        closers[syn.block[0].encode()] = syn.block[1].encode()
+    opening = (*syn.line_comments, *syn.quotes, *(syn.block[:1] if syn.block else ()))
+    firsts = {t[0] for t in opening}
+    return _Lexing(tuple(closers), closers, frozenset(q.encode() for q in quotes),
+                   re.compile(b"[" + b"".join(re.escape(c.encode()) for c in sorted(firsts))
+                              + b"]"))
+
+
 def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
                  ) -> dict[int, str]:
     """The lexer state (an open docstring or block comment) at each new-side line in `starts`.
 
     A hunk that begins inside a docstring or a /** comment */ is lexed from the whole file,
-    not from its first line: its prose is then never mistaken for code. Only the lines that
-    hold a state token can change the state (a line without one leaves an open string open
-    and opens nothing), so a search of the bytes for each token finds them and only they are
-    lexed.
+    not from its first line: its prose is then never mistaken for code. The state carried
+    between lines changes only where a multi-line string or comment opens or closes, so
+    the bytes are searched for those tokens and the lexer jumps from one to the next: an
+    opener counts when nothing before it on its line could start a token (else that line
+    is lexed, `split_line`), and once open, the text up to its closer is passed over.
+    The states are those of lexing every line from the top.
     """
-    tokens = _state_tokens(syn)
-    if blob is None or syn is None or not tokens or not starts:
+    if blob is None or syn is None or not starts or not (syn.multiline or syn.block):
         return {}
+    lex = _lexing(syn)
+    openers, token = lex.openers, lex.any_token.search
     want = sorted(set(starts))
     out: dict[int, str] = {}
-    state = ""
-    pos, no, k = 0, 1, 0  # `pos` starts line `no`
-    # the next place of each token at or after `pos` (bytes.find beats a regex alternation)
-    ahead = [blob.find(t) for t in tokens]
+    k = 0
+    state = b""
+    pos, no = 0, 1  # `pos` is on line `no`
+    n = len(blob)
+
+    def reach(at: int) -> None:
+        """Lines up to the one holding byte `at` start in the current state."""
+        nonlocal k, pos, no
+        no += blob.count(b"\n", pos, at)
+        pos = at
+        while k < len(want) and want[k] <= no:
+            if want[k] >= 1:
+                out[want[k]] = state.decode()
+            k += 1
+
+    ahead = [blob.find(t) for t in openers]  # the next place of each opener at or after pos
     while k < len(want):
+        if state:  # inside: jump to the closer
+            closer = lex.closers[state]
+            at = pos
+            while True:
+                end = blob.find(closer, at)
+                if end < 0 or state not in lex.escaped or blob[end - 1:end] != b"\\":
+                    break
+                # an odd run of backslashes before it (on its line, after the opener)
+                bound = max(blob.rfind(b"\n", 0, end) + 1, pos)
+                i = end - 1
+                while i >= bound and blob[i] == 92:
+                    i -= 1
+                if (end - 1 - i) % 2 == 0:
+                    break
+                at = end + 1
+            if end < 0:
+                break  # open to the end
+            reach(end)
+            state, pos = b"", end + len(closer)
+            continue
+        ahead = [a if a < 0 or a >= pos else blob.find(t, pos)
+                 for a, t in zip(ahead, openers, strict=True)]
         found = [a for a in ahead if a >= 0]
         if not found:
             break
         first = min(found)
-        at = no + blob.count(b"\n", pos, first)
-        while k < len(want) and want[k] <= at:
-            if want[k] >= 1:
-                out[want[k]] = state
-            k += 1
-        if k == len(want):
-            break
-        begin = blob.rfind(b"\n", pos, first) + 1 or pos
-        end = blob.find(b"\n", first)
-        end = len(blob) if end < 0 else end
-        text = blob[begin:end].decode("utf-8", "surrogateescape")
-        state = split_line(text.rstrip("\r"), syn, state).state
-        pos, no = end + 1, at + 1
-        ahead = [a if a < 0 or a >= pos else blob.find(t, pos)
-                 for a, t in zip(ahead, tokens, strict=True)]
-    total = blob.count(b"\n") + 1 if k < len(want) else 0  # lines, as str.split counts them
-    for rest in want[k:]:
-        if 1 <= rest <= total:
-            out[rest] = state
+        begin = max(blob.rfind(b"\n", pos, first) + 1, pos)
+        if token(blob, begin, first) is None:  # code up to it: it opens
+            reach(first)
+            opener = openers[ahead.index(first)]
+            state, pos = opener, first + len(opener)
+        else:  # a string or comment before it on its line: lex the line
+            end = blob.find(b"\n", first)
+            end = n if end < 0 else end
+            text = blob[begin:end].decode("utf-8", "surrogateescape").rstrip("\r")
+            after = split_line(text, syn, "").state
+            reach(end)
+            state, pos = after.encode(), end
+    if k < len(want):
+        total = blob.count(b"\n", pos) + no  # lines, as str.split counts them
+        for rest in want[k:]:
+            if 1 <= rest <= total:
+                out[rest] = state.decode()
     return out
 
 
