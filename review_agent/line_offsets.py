@@ -20,10 +20,10 @@ def pieces(text: AnyStr, spans: Sequence[Span]) -> list[tuple[int, AnyStr]]:
     out: list[tuple[int, AnyStr]] = []
     line, pos, n = 1, 0, len(text)
     for lo, hi in spans:
-        start = _advance(text, nl, pos, lo - line)
+        start = advance(text, nl, pos, lo - line)
         if start is None:
             break
-        end = _advance(text, nl, start, hi - lo + 1)
+        end = advance(text, nl, start, hi - lo + 1)
         out.append((lo, text[start:n if end is None else end - 1]))
         if end is None:
             break
@@ -31,7 +31,13 @@ def pieces(text: AnyStr, spans: Sequence[Span]) -> list[tuple[int, AnyStr]]:
     return out
 
 
-def _advance(text: AnyStr, nl: AnyStr, pos: int, k: int) -> int | None:
+def line_start(text: bytes, no: int) -> int | None:
+    """The offset where line `no` (1-based, as str.split counts lines) starts; None when
+    the text has fewer lines."""
+    return advance(text, b"\n", 0, no - 1) if no >= 1 else None
+
+
+def advance(text: AnyStr, nl: AnyStr, pos: int, k: int) -> int | None:
     """The offset just after the k-th newline from `pos` (`pos` itself for k = 0), None
     when there are fewer."""
     n = len(text)

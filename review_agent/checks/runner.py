@@ -35,6 +35,7 @@ from review_agent.checks.paths import (
 )
 from review_agent.checks.scope import Source
 from review_agent.config import Options
+from review_agent.line_offsets import line_start
 from review_agent.records import Change, DiffLine, FileChange, Finding
 
 _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
@@ -280,6 +281,9 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
     state = b""
     pos, no = 0, 1  # `pos` is on line `no`
     n = len(blob)
+    # nothing after the last line asked about matters: no search goes past its start
+    last = line_start(blob, want[-1])
+    limit = n if last is None else last
 
     def reach(at: int) -> None:
         """Lines up to the one holding byte `at` start in the current state."""
@@ -291,13 +295,13 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
                 out[want[k]] = state.decode()
             k += 1
 
-    ahead = [blob.find(t) for t in openers]  # the next place of each opener at or after pos
+    ahead = [blob.find(t, 0, limit) for t in openers]  # each opener's next place after pos
     while k < len(want):
         if state:  # inside: jump to the closer
             closer = lex.closers[state]
             at = pos
             while True:
-                end = blob.find(closer, at)
+                end = blob.find(closer, at, limit)
                 if end < 0 or state not in lex.escaped or blob[end - 1:end] != b"\\":
                     break
                 # an odd run of backslashes before it (on its line, after the opener)
@@ -313,7 +317,7 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
             reach(end)
             state, pos = b"", end + len(closer)
             continue
-        ahead = [a if a < 0 or a >= pos else blob.find(t, pos)
+        ahead = [a if a < 0 or a >= pos else blob.find(t, pos, limit)
                  for a, t in zip(ahead, openers, strict=True)]
         found = [a for a in ahead if a >= 0]
         if not found:
@@ -331,11 +335,9 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
             after = split_line(text, syn, "").state
             reach(end)
             state, pos = after.encode(), end
-    if k < len(want):
-        total = blob.count(b"\n", pos) + no  # lines, as str.split counts them
-        for rest in want[k:]:
-            if 1 <= rest <= total:
-                out[rest] = state.decode()
+    for rest in want[k:]:
+        if rest >= 1 and (last is not None or line_start(blob, rest) is not None):
+            out[rest] = state.decode()
     return out
 
 
