@@ -9,6 +9,7 @@ import pytest
 
 from review_agent.checks.lexer import Syntax, split_line, syntax_for
 from review_agent.checks.runner import start_states
+from tests.conftest import Repo
 from tests.test_checks_stream import POOL
 
 
@@ -64,3 +65,41 @@ def test_escapes_runs_of_quotes_and_comment_marks(language: str) -> None:
         assert got == _every_line(blob, syn, starts), lines
         opened += sum(1 for s in got.values() if s)
     assert opened > 500
+
+
+@pytest.mark.parametrize("language", ["python", "javascript", "go", "sql", "rust", "php"])
+def test_a_line_without_an_opener_carries_no_state_out(language: str) -> None:
+    """line_findings lexes a line that no rule looks at only when a state comes in or an
+    opener is on it: any other line leaves no state, as split_line says."""
+    from review_agent.checks.runner import _multiline_openers
+
+    syn = syntax_for(language)
+    assert syn is not None
+    openers = _multiline_openers(syn)
+    rng = random.Random(f"no-opener-{language}")
+    seen = 0
+    for _ in range(5000):
+        text = "".join(rng.choice(ATOMS + POOL) for _ in range(rng.randint(0, 4)))
+        if openers is not None and openers.search(text):
+            continue
+        seen += 1
+        assert split_line(text, syn, "").state == "", text
+    assert seen > 1000
+
+
+def test_code_views_are_the_lexed_code_of_changed_lines(repo_with_commit: Repo) -> None:
+    from review_agent.checks.runner import code_views, file_info
+    from review_agent.config import Options
+    from review_agent.git import read_blobs_sized, staged_change
+
+    old = 'def f():\n    """Doc.\n\n    text\n    """\n    return 1\n'
+    repo_with_commit.commit("old", {"m.py": old})
+    repo_with_commit.stage({"m.py": old.replace("    text\n", "    print(x) in prose\n")
+                            + "x = 'a # b'  # note\n# only a comment\n\ny = \"\"\"\nz\n"})
+    change = staged_change(repo_with_commit.path)
+    blobs = read_blobs_sized(repo_with_commit.path, [f.new_sha for f in change.files],
+                             1 << 20)[0]
+    added, removed = code_views(file_info(change.files[0], Options(), blobs))
+    # the docstring's prose, the comment and the open string's text hold none
+    assert added == ["x = ''  ", 'y = """"""']
+    assert removed == []

@@ -344,6 +344,46 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
 _HOLDS_CODE = re.compile(r"[^\s\"'`,;(){}\[\]]")  # more than quotes and brackets
 
 
+def code_views(info: FileInfo) -> tuple[list[str], list[str]]:
+    """The code view (strings emptied, comments cut) of each added and each removed line
+    that holds code, lexed from the hunks as `line_findings` lexes them: the measure of
+    the untested-change rule, asked only when that rule can fire. Streamed files: none."""
+    fc = info.change
+    added: list[str] = []
+    removed: list[str] = []
+    if fc.binary or fc.is_submodule or fc.is_symlink or info.streamed is not None:
+        return added, removed
+    syn = syntax_for(info.language)
+    openers = _multiline_openers(syn)
+    opener_search = openers.search if openers is not None else None
+    comment_starts = syn.line_comments if syn is not None else ()
+    whole = info.new_lines
+    blob = whole.blob if isinstance(whole, NewLines) else info.blob
+    states = start_states(blob, syn, [h.new_start for h in fc.hunks]) if fc.hunks else {}
+    for hunk in fc.hunks:
+        new_state = states.get(hunk.new_start, "")
+        old_state = ""
+        for ln in hunk.lines:
+            kind = ln.kind
+            text = ln.text[:-1] if ln.text.endswith("\r") else ln.text
+            if kind == " " and not new_state and (
+                    opener_search is None or opener_search(text) is None):
+                continue
+            state = old_state if kind == "-" else new_state
+            if syn is None or (not state and syn.token.search(text) is None):
+                code, after = text, ""
+            else:
+                code, _, after = split_line(text, syn, state)
+            if kind != "+":
+                old_state = after
+            if kind != "-":
+                new_state = after
+            if kind != " " and _HOLDS_CODE.search(code) is not None and not (
+                    code.strip().startswith(comment_starts)):
+                (removed if kind == "-" else added).append(code)
+    return added, removed
+
+
 class Hit(NamedTuple):
     """A finding with the text of the line it came from (to pair it with a removed one)."""
 
@@ -354,8 +394,6 @@ class Hit(NamedTuple):
 class FileHits(NamedTuple):
     added: list[Hit]  # findings on added lines
     removed: list[tuple[str, str]]  # (rule id, text) the same rules raise on removed lines
-    added_code: list[str]
-    removed_code: list[str]
     streamed: bool = False  # an oversized file's (its hits pair by exact text only)
 
 
@@ -396,10 +434,12 @@ def _side(lines: Sequence[DiffLine], i: int, other: str, step: int, n: int) -> l
 
 
 def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
-    """Findings on a file's added lines, the rules' hits on its removed lines, and the
-    code views of both (for the shape rules)."""
+    """Findings on a file's added lines and the rules' hits on its removed lines.
+
+    A line is lexed (`split_line`) only when a rule may fire on it or when it carries a
+    multi-line string or comment in or out: on any other line the state stays empty."""
     fc = info.change
-    out = FileHits([], [], [], [])
+    out = FileHits([], [])
     if fc.binary or fc.is_submodule or fc.is_symlink:
         return out
     if info.streamed is not None:
@@ -409,13 +449,10 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
     search = pre.search if pre is not None else None
     openers = _multiline_openers(syn)
     opener_search = openers.search if openers is not None else None
-    comment_starts = syn.line_comments if syn is not None else ()
-    holds_search = _HOLDS_CODE.search
     whole = info.new_lines
     blob = whole.blob if isinstance(whole, NewLines) else info.blob
     markers: list[tuple[Finding, str]] = []
     states = start_states(blob, syn, [h.new_start for h in fc.hunks]) if fc.hunks else {}
-    added_code, removed_code = out.added_code, out.removed_code
     for hunk in fc.hunks:
         new_state = states.get(hunk.new_start, "")
         old_state = ""
@@ -430,7 +467,9 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
             else:
                 hit = search is not None and search(text) is not None
             state = old_state if kind == "-" else new_state
-            if syn is None:
+            if not (hit or state) and (opener_search is None or opener_search(text) is None):
+                code, comment, after = text, "", ""  # nothing to lex: nothing carries over
+            elif syn is None:
                 code, comment, after = text, "", ""
             elif not state and syn.token.search(text) is None:
                 code, comment, after = text, "", ""  # what split_line says of such a line
@@ -440,23 +479,16 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
                 old_state = after
             if kind != "-":
                 new_state = after
-            if kind == " ":
+            if kind == " " or not hit:
                 continue
-            holds = holds_search(code) is not None and not code.strip().startswith(
-                comment_starts)
             if kind == "-":
-                if holds:
-                    removed_code.append(code)
-                if hit:
-                    before = _side(lines, i, "+", -1, 1)
-                    line = Line(ln.old_no or 0, text, code, comment,
-                                _side(lines, i, "+", 1, _FOLLOWING), before[0] if before else "")
-                    out.removed.extend((rule.id, text) for rule, _ in _run_line(info, plan, line))
+                before = _side(lines, i, "+", -1, 1)
+                line = Line(ln.old_no or 0, text, code, comment,
+                            _side(lines, i, "+", 1, _FOLLOWING), before[0] if before else "")
+                out.removed.extend((rule.id, text) for rule, _ in _run_line(info, plan, line))
                 continue
-            if holds:
-                added_code.append(code)
             no = ln.new_no
-            if hit and no is not None:
+            if no is not None:
                 before = _side(lines, i, "-", -1, 1)
                 previous = (before[0] if before
                             else whole[no - 2] if whole is not None and 2 <= no <= len(whole) + 1
@@ -482,7 +514,7 @@ def streamed_findings(info: FileInfo, plan: _Plan, data: bytes, whole: bool) -> 
     """line_findings over a file too big to parse: the same per-line logic, fed only the
     lines holding a needle or a state token (stream.py; what it passes over can raise
     nothing and change no state). No code views are kept (the shape rules see none)."""
-    out = FileHits([], [], [], [], streamed=True)
+    out = FileHits([], [], streamed=True)
     syn = syntax_for(info.language)
     pre = plan.prefilter
     openers = _multiline_openers(syn)
@@ -639,12 +671,11 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
         blob = blobs.get(fc.new_sha) if blobs is not None else None
         info, fh = early.take_or(EARLY, fc, settings, blob,  # done while git diffed, or now
                                  functools.partial(_line_rules, fc, options, blobs, disable))
-        info = info._replace(change=fc)
         hits[fc.path] = fh
-        infos.append(info._replace(code_added=len(fh.added_code),
-                                   added_code=tuple(fh.added_code),
-                                   removed_code=tuple(fh.removed_code)))
+        infos.append(info._replace(change=fc))
     early.forget(EARLY)
+    if shape.untested_can_fire(infos, has_tests):
+        infos = [_with_code(i) for i in infos]
     out = drop_preexisting(hits)
     shaped: list[Finding] = []
     shaped += shape.tests_deleted(infos)
@@ -659,6 +690,12 @@ def run_checks(change: Change, options: Options, *, has_tests: bool | None = Non
     out.sort(key=lambda f: (f.path, f.line, f.rule))
     return out
 
+
+
+def _with_code(info: FileInfo) -> FileInfo:
+    added, removed = code_views(info)
+    return info._replace(code_added=len(added), added_code=tuple(added),
+                         removed_code=tuple(removed))
 
 
 EARLY = "line rules"  # the kind of `early` value `precheck` keeps

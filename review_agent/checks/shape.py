@@ -80,9 +80,15 @@ def _retired_file(path: str, infos: Sequence[FileInfo]) -> bool:
                for i in infos)
 
 
+def untested_can_fire(infos: list[FileInfo], has_tests: bool | None) -> bool:
+    """Whether `untested_change` looks at the change's code at all (its infos then need
+    their code views)."""
+    return bool(has_tests) and not any(i.is_test for i in infos)
+
+
 def untested_change(infos: list[FileInfo], has_tests: bool | None) -> list[Finding]:
     """Once per change, on the first changed source file, when no test file is touched."""
-    if not has_tests or any(i.is_test for i in infos):
+    if not untested_can_fire(infos, has_tests):
         return []
     source = [i for i in infos
               if i.language in SOURCE and not (i.is_script or i.skipped)
