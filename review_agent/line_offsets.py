@@ -8,9 +8,6 @@ from typing import AnyStr
 
 Span = tuple[int, int]  # first and last line, 1-based, inclusive
 
-PIECE_CHUNK = 4096  # bytes or characters counted at a time on the way to a span
-
-
 def pieces(text: AnyStr, spans: Sequence[Span]) -> list[tuple[int, AnyStr]]:
     """(first line, text) of each of the sorted, disjoint `spans` of `text`'s lines; spans
     may reach past the end. Only the spans' own lines are cut out: the lines between and
@@ -39,33 +36,32 @@ def line_start(text: bytes, no: int) -> int | None:
 
 def advance(text: AnyStr, nl: AnyStr, pos: int, k: int) -> int | None:
     """The offset just after the k-th newline from `pos` (`pos` itself for k = 0), None
-    when there are fewer."""
+    when there are fewer.
+
+    A stretch that should hold fewer than k newlines (at a line length guessed low) is
+    counted and passed whole, cut down where the lines are shorter; the last few newlines
+    are found one by one."""
     n = len(text)
-    while k > 0:
-        end = min(n, pos + PIECE_CHUNK)
-        found = text.count(nl, pos, end)
-        if found < k:
-            if end >= n:
-                return None
-            k -= found
-            pos = end
-            continue
-        # the k-th newline is in [pos, end): halve the range by counting, then find it
-        while end - pos > NARROW_BYTES:
-            mid = (pos + end) // 2
-            below = text.count(nl, pos, mid)
-            if below >= k:
-                end = mid
-            else:
-                k -= below
-                pos = mid
-        for _ in range(k):
-            pos = text.find(nl, pos, end) + 1
-        return pos
+    while k > STEP_LINES:
+        span = min(k * GUESS_BYTES, n - pos)
+        found = text.count(nl, pos, pos + span)
+        if found < k and pos + span >= n:
+            return None
+        while found >= k:  # shorter lines: a stretch that should hold about k / 2
+            span = span * k // (2 * found)
+            found = text.count(nl, pos, pos + span)
+        k -= found
+        pos += span
+    for _ in range(k):
+        i = text.find(nl, pos)
+        if i < 0:
+            return None
+        pos = i + 1
     return pos
 
 
-NARROW_BYTES = 64
+STEP_LINES = 16  # fewer newlines than this are found one by one
+GUESS_BYTES = 24  # a line's bytes, guessed low (source lines average 30-40)
 
 
 def line_count(text: AnyStr) -> int:

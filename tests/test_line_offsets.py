@@ -31,3 +31,24 @@ def test_pieces_are_the_spans_lines(seed: int) -> None:
     raw = text.encode()
     assert line_offsets.pieces(raw, spans) == [(lo, p.encode()) for lo, p in
                                           by_splitting(text, spans)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_advance_passes_exactly_k_newlines(seed: int) -> None:
+    """Lines of every length (empty ones, long ones, a tail without a newline): the offset
+    after the k-th newline, as splitting says, or None when there are fewer."""
+    rng = random.Random(seed)
+    for _ in range(40):
+        text = b"".join(b"x" * rng.choice([0, 0, 1, 5, 40, 300]) + b"\n"
+                        for _ in range(rng.randint(0, 400))) + rng.choice([b"", b"tail"])
+        pos = 0
+        for _ in range(5):
+            k = rng.randint(0, 500)
+            rest = text[pos:].split(b"\n")
+            want = None if k > len(rest) - 1 else pos + sum(len(p) + 1 for p in rest[:k])
+            got = line_offsets.advance(text, b"\n", pos, k)
+            assert got == want
+            if got is None:
+                break
+            pos = got
+    assert line_offsets.advance(b"\n" * 100_000, b"\n", 0, 99_999) == 99_999
