@@ -71,7 +71,7 @@ def test_escapes_runs_of_quotes_and_comment_marks(language: str) -> None:
 def test_a_line_without_an_opener_carries_no_state_out(language: str) -> None:
     """line_findings lexes a line that no rule looks at only when a state comes in or an
     opener is on it: any other line leaves no state, as split_line says."""
-    from review_agent.checks.runner import _multiline_openers
+    from review_agent.checks.runner import _multiline_openers, _opens
 
     syn = syntax_for(language)
     assert syn is not None
@@ -80,6 +80,8 @@ def test_a_line_without_an_opener_carries_no_state_out(language: str) -> None:
     seen = 0
     for _ in range(5000):
         text = "".join(rng.choice(ATOMS + POOL) for _ in range(rng.randint(0, 4)))
+        opens = _opens(syn)
+        assert (opens is not None and opens(text)) == bool(openers and openers.search(text))
         if openers is not None and openers.search(text):
             continue
         seen += 1

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
+from review_agent.literals import any_of
 from review_agent.secrets.cli import CLI
 from review_agent.secrets.generic import GENERIC
 from review_agent.secrets.providers_ai import AI
@@ -71,7 +72,7 @@ def keyword_index() -> KeywordIndex:
     for kw, (short, pos) in sorted(inside.items()):
         holders[short].append((pos, kw))
     rules = {kw: tuple(rs) for kw, rs in rules_of.items()}
-    return KeywordIndex(re.compile(_trie(roots) if roots else "(?!)"),
+    return KeywordIndex(re.compile(any_of(roots) if roots else "(?!)"),
                         {kw: tuple(hs) for kw, hs in holders.items()}, rules)
 
 
@@ -88,18 +89,3 @@ def _dominated(keywords: set[str]) -> dict[str, tuple[str, int]]:
         if best is not None:
             out[kw] = best
     return out
-
-
-def _trie(words: list[str]) -> str:
-    """A regex matching any of `words` (none empty) that tests each character once."""
-    by_first: dict[str, list[str]] = {}
-    for w in words:
-        by_first.setdefault(w[0], []).append(w[1:])
-    alts = []
-    for ch, rests in sorted(by_first.items()):
-        tails = [r for r in rests if r]
-        if len(tails) < len(rests):  # a word ends here: the shorter one is enough
-            alts.append(re.escape(ch))
-        else:
-            alts.append(re.escape(ch) + _trie(tails))
-    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
