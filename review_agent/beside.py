@@ -16,7 +16,7 @@ import os
 import pickle
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -25,21 +25,36 @@ def available() -> bool:
     return sys.platform == "linux" and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
 
 
-def start(work: Callable[[], T], *, worth: bool) -> Callable[[], T]:
+class Beside(Generic[T]):
+    """Call it for the value; `forked` says whether a child computes it."""
+
+    __slots__ = ("_get", "forked")
+
+    def __init__(self, get: Callable[[], T], forked: bool) -> None:
+        self._get, self.forked = get, forked
+
+    def __call__(self) -> T:
+        return self._get()
+
+
+def start(work: Callable[[], T], *, worth: bool,
+          fallback: Callable[[], T] | None = None) -> Beside[T]:
     """Start `work` beside the caller; the returned function gives its value (computed in
-    the caller when the child could not give it, or when a fork is not worth it)."""
+    the caller by `fallback`, `work` itself by default, when the child could not give
+    it, or when a fork is not worth it)."""
+    here = work if fallback is None else fallback
     if not (worth and available()):
-        return work
+        return Beside(here, False)
     try:
         r, w = os.pipe()
     except OSError:
-        return work
+        return Beside(here, False)
     try:
         pid = os.fork()
     except OSError:
         os.close(r)
         os.close(w)
-        return work
+        return Beside(here, False)
     if pid == 0:  # the child: never returns, never runs the parent's exit handlers
         code = 1
         try:
@@ -74,6 +89,6 @@ def start(work: Callable[[], T], *, worth: bool) -> Callable[[], T]:
                 return value
             except Exception:  # noqa: BLE001, S110
                 pass
-        return work()
+        return here()
 
-    return result
+    return Beside(result, True)

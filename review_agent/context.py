@@ -147,13 +147,34 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
 def scan_paths_of(change: Change) -> list[SecretHit]:
     """Secrets in file and directory names (each component scanned like a line of text),
     remembered so every output masks them."""
-    paths = sorted({p for fc in change.files for p in (fc.path, fc.old_path) if p})
-    # one component per line (a path is names, not one long token), a blank line between
-    # paths; one scan for all of them
-    text = "\n\n".join(path.replace("/", "\n") for path in paths)
-    hits = secrets.scan_text(text, "", recall=True)
+    paths = _paths(change)
+    hits = _path_scans.pop(paths, None)
+    _path_scans.clear()
+    if hits is None:
+        hits = path_hits(change)
     known.remember(hits)
     return hits
+
+
+def path_hits(change: Change) -> list[SecretHit]:
+    """The secrets `scan_paths_of` finds (not remembered)."""
+    # one component per line (a path is names, not one long token), a blank line between
+    # paths; one scan for all of them
+    text = "\n\n".join(path.replace("/", "\n") for path in _paths(change))
+    return secrets.scan_text(text, "", recall=True)
+
+
+def keep_path_hits(change: Change, hits: list[SecretHit]) -> None:
+    """`path_hits(change)`, found ahead, for `scan_paths_of` to take (for these very
+    paths only)."""
+    _path_scans[_paths(change)] = hits
+
+
+_path_scans: dict[tuple[str, ...], list[SecretHit]] = {}
+
+
+def _paths(change: Change) -> tuple[str, ...]:
+    return tuple(sorted({p for fc in change.files for p in (fc.path, fc.old_path) if p}))
 
 
 def _priority(fc: FileChange) -> tuple[int, str]:
@@ -168,12 +189,19 @@ def _priority(fc: FileChange) -> tuple[int, str]:
 SKIP = "skip reason"  # the kind of `early` value `keep_skip_reason` keeps
 
 
-def keep_skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options
-                     ) -> None:
-    """Why a file is not reviewed, found now for the staging to take (the hook asks while
-    git still diffs the next files)."""
-    early.keep(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha),
-               skip_reason(fc, blobs, options))
+def keep_skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options,
+                     reason: str | None | object = early.MISSING) -> None:
+    """Why a file is not reviewed (`reason`, or found now), for the staging to take (the
+    hook asks while git still diffs the next files)."""
+    if reason is early.MISSING:
+        reason = skip_reason(fc, blobs, options)
+    early.keep(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha), reason)
+
+
+def has_skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options
+                    ) -> bool:
+    """Whether the staging will take a skip reason found ahead for `fc`."""
+    return early.has(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha))
 
 
 def skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options

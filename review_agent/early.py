@@ -40,6 +40,13 @@ def take(kind: str, fc: FileChange, settings: Hashable, blob: bytes | None) -> o
     return value
 
 
+def has(kind: str, fc: FileChange, settings: Hashable, blob: bytes | None) -> bool:
+    """Whether `take` would give a value (it is left kept)."""
+    entry = _kept.get((kind, fc.path, fc.new_sha))
+    return entry is not None and entry[0] is fc.hunks and entry[2] is blob and (
+        entry[1] == settings)
+
+
 def take_or(kind: str, fc: FileChange, settings: Hashable, blob: bytes | None,
             compute: Callable[[], T]) -> T:
     """The value kept for this very file, settings and blob, or `compute()` now. A kind

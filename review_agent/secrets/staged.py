@@ -34,7 +34,7 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
     """
     hits: list[SecretHit] = []
     for fc in change.files:
-        if fc.status == "D" or fc.is_submodule:
+        if not scanned(fc):
             continue
         blob = blobs.get(fc.new_sha)
         hits.extend(early.take_or(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob,
@@ -51,9 +51,31 @@ def prescan(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
             allow_paths: Sequence[str] = ()) -> None:
     """Scan one file of a change now, for `scan_change` to take (the hook scans each file
     while git still diffs the next ones)."""
-    if fc.status != "D" and not fc.is_submodule:
-        early.keep(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob,
-                   _scan_file(fc, blob, allow, allow_paths))
+    if scanned(fc):
+        keep_scan(fc, blob, allow, allow_paths, _scan_file(fc, blob, allow, allow_paths))
+
+
+def scanned(fc: FileChange) -> bool:
+    """Whether `scan_change` scans `fc` at all (a deletion or a submodule adds nothing)."""
+    return fc.status != "D" and not fc.is_submodule
+
+
+def scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
+              allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+    """What `scan_change` finds in one file (a file it scans)."""
+    return _scan_file(fc, blob, allow, allow_paths)
+
+
+def keep_scan(fc: FileChange, blob: bytes | None, allow: Sequence[str],
+              allow_paths: Sequence[str], hits: list[SecretHit]) -> None:
+    """`hits`, what `scan_file` found in `fc`, for `scan_change` to take."""
+    early.keep(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob, hits)
+
+
+def has_scan(fc: FileChange, blob: bytes | None, allow: Sequence[str],
+             allow_paths: Sequence[str]) -> bool:
+    """Whether `scan_change` will take a scan of `fc` done ahead."""
+    return early.has(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob)
 
 
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],

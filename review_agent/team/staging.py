@@ -67,14 +67,19 @@ def review_bundle(ctx: TeamContext) -> ContextBundle:
 
     assert ctx.change is not None
     options = ctx.options
-    reads = getattr(ctx.model, "reads_context", True)
-    if not reads:
+    if not getattr(ctx.model, "reads_context", True):
         options = options._replace(max_context_bytes=UNLIMITED)
     # excerpts for a model that reads them or an output that shows them (a review page is
     # shared like a model request is sent): redacted with the recall tier, everything that
     # could be a credential; with neither, only the added lines are scanned, for the report
-    shown = reads or options.excerpts
+    shown = not scans_added_lines_only(ctx)
     return stage_review_context(ctx.change, ctx.blobs, options, recall=shown, excerpts=shown)
+
+
+def scans_added_lines_only(ctx: TeamContext) -> bool:
+    """Whether `review_bundle` only scans the added lines (`secrets.scan_change`, which
+    takes scans done ahead): no model reads the excerpts and no output shows them."""
+    return not (getattr(ctx.model, "reads_context", True) or ctx.options.excerpts)
 
 
 def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
