@@ -454,7 +454,9 @@ def _side(lines: Sequence[DiffLine], i: int, other: str, step: int, n: int) -> l
 def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
     """Findings on a file's added lines and the rules' hits on its removed lines.
 
-    A line is lexed (`split_line`) only when a rule may fire on it or when it carries a
+    Rules fire only on lines that hold one of their needles (`_Plan.prefilter`): a file
+    none of whose changed lines holds one raises nothing and is not lexed at all. Else a
+    line is lexed (`split_line`) only when a rule may fire on it or when it carries a
     multi-line string or comment in or out: on any other line the state stays empty."""
     fc = info.change
     out = FileHits([], [])
@@ -462,14 +464,21 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
         return out
     if info.streamed is not None:
         return streamed_findings(info, plan, *info.streamed)
-    syn = syntax_for(info.language)
     pre = plan.prefilter
-    search = pre.search if pre is not None else None
+    if pre is None:
+        return out
+    search = pre.search
+    flags = [search(ln.text[:-1] if ln.text.endswith("\r") else ln.text) is not None
+             for h in fc.hunks for ln in h.lines if ln.kind != " "]
+    if not any(flags):
+        return out
+    hits = iter(flags)  # each changed line's, in the order the loop below meets them
+    syn = syntax_for(info.language)
     opens = _opens(syn)
     whole = info.new_lines
     blob = whole.blob if isinstance(whole, NewLines) else info.blob
     markers: list[tuple[Finding, str]] = []
-    states = start_states(blob, syn, [h.new_start for h in fc.hunks]) if fc.hunks else {}
+    states = start_states(blob, syn, [h.new_start for h in fc.hunks])
     for hunk in fc.hunks:
         new_state = states.get(hunk.new_start, "")
         old_state = ""
@@ -482,7 +491,7 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
                     continue
                 hit = False
             else:
-                hit = search is not None and search(text) is not None
+                hit = next(hits)
             state = old_state if kind == "-" else new_state
             if not (hit or state) and (opens is None or not opens(text)):
                 code, comment, after = text, "", ""  # nothing to lex: nothing carries over
