@@ -213,7 +213,7 @@ def skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Opti
         return "submodule"
     if fc.oversized:
         return "too large"
-    if fc.binary or (blob is not None and b"\0" in blob[:SNIFF]):
+    if fc.binary or (blob is not None and blob.find(b"\0", 0, SNIFF) >= 0):
         return "binary"
     if matches_any(path, options.exclude):
         return "excluded"

@@ -24,9 +24,11 @@ def wide_encoding(data: bytes) -> tuple[str, int] | None:
     for bom, codec in BOMS:
         if data.startswith(bom):
             return (codec, len(bom)) if codec != "utf-8" else None
+    if data.find(b"\0", 0, SNIFF) < 0:  # no NUL: not wide (and no copy of the head)
+        return None
     head = data[:SNIFF]
     n = len(head) - len(head) % 4
-    if n < 8 or b"\0" not in head:
+    if n < 8:
         return None
     head = head[:n]
     # NULs at fixed positions of every 2 or 4 bytes: mostly-ASCII text in a wide encoding

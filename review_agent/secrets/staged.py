@@ -81,7 +81,7 @@ def has_scan(fc: FileChange, blob: bytes | None, allow: Sequence[str],
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
                allow_paths: Sequence[str]) -> list[SecretHit]:
     if (blob is not None and not fc.binary and not fc.oversized
-            and b"\0" not in blob[:SNIFF] and wide_encoding(blob) is None):
+            and blob.find(b"\0", 0, SNIFF) < 0 and wide_encoding(blob) is None):
         return _scan_added(fc, blob, allow, allow_paths)
     text = decode_text(blob) if blob is not None else None
     if fc.binary:
