@@ -141,6 +141,8 @@ def with_deterministic(
     finally:
         if left and shared is not None and staged.forked:
             shared.send(_scan_back(ctx, left, shared))
+    if staged.forked:
+        _while_the_child_works(ctx)
     bundle, values = staged()
     known.reset()
     known.remember_values(values)  # what the scan found, masked in every output
@@ -244,6 +246,31 @@ def _scan_back(ctx: TeamContext, left: Sequence[FileChange], shared: both_ends.S
     except Exception:  # noqa: BLE001, S110 - the child does what is not here
         pass
     return done
+
+
+# what the graph's run imports first when it starts (its nodes, their prompts, the cache)
+GRAPH_MODULES = ("review_agent.graph.shipped", "review_agent.team.shipped_prompts",
+                 "review_agent.models.cache", "review_agent.team.tools",
+                 "review_agent.models.grounding")
+
+
+def _while_the_child_works(ctx: TeamContext) -> None:
+    """What the rest of the review does first, done while the child may still be at work:
+    each file's pragma flag (`filters`), the graph's modules."""
+    import importlib
+
+    from review_agent import early
+    from review_agent.filters import PRAGMA, names_review_agent
+
+    assert ctx.change is not None
+    try:
+        for fc in ctx.change.files:
+            if not early.has(PRAGMA, fc, (), None):
+                early.keep(PRAGMA, fc, (), None, names_review_agent(fc))
+        for name in GRAPH_MODULES:
+            importlib.import_module(name)
+    except Exception:  # noqa: BLE001, S110 - the review does it in turn and says what failed
+        pass
 
 
 def _bundle_and_values(ctx: TeamContext) -> tuple[ContextBundle | None, dict[str, str]]:
