@@ -181,10 +181,19 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
 
 def with_context(root: str | Path, base: str, files: Sequence[FileChange]
                  ) -> tuple[FileChange, ...]:
-    """Staged `files` read at -U0, with their context lines: cut from their new blobs, or,
-    for the files no blob can widen, from a second diff of those files with context."""
-    want = [f.new_sha for f in files if widen.needs_blob(f)]
-    have = read_blobs_sized(root, want, widen.BLOB_LIMIT)[0] if want else {}
+    """Staged `files` read at -U0, with their context lines: cut from their new blobs (the
+    work tree's bytes where they hash to the blob id, `clean_files`), or, for the files no
+    blob can widen, from a second diff of those files with context."""
+    from review_agent.clean_files import REGULAR_MODES, read_clean
+
+    wanted = [f for f in files if widen.needs_blob(f)]
+    # from the work tree where its files prove to hold the blobs, from cat-file otherwise
+    have: dict[str, bytes | None] = dict(read_clean(
+        root, [(f.new_sha, f.path) for f in wanted if f.new_mode in REGULAR_MODES],
+        widen.BLOB_LIMIT))
+    rest = [f.new_sha for f in wanted if f.new_sha not in have]
+    if rest:
+        have.update(read_blobs_sized(root, rest, widen.BLOB_LIMIT)[0])
     return fill_context(root, base, files, [widen.widen(f, have.get(f.new_sha)) for f in files])
 
 

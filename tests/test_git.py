@@ -205,10 +205,16 @@ def test_staged_change_runs_at_most_three_read_only_git_processes(
     log.unlink()
     git.staged_change(git_repo.path)
     with_head = log.read_text().splitlines()
+    (git_repo.path / "a.txt").write_text("b\nnot staged\n")  # the work tree no longer proves it
+    log.unlink()
+    git.staged_change(git_repo.path)
+    edited = log.read_text().splitlines()
 
     assert len(no_head) == 3  # an added file: its hunk is the whole file, no context to cut
-    assert len(with_head) == 3  # rev-parse, diff-index, cat-file (the blob with the context)
-    for call in no_head + with_head:
+    # the context is cut from the staged blob: the work tree's file while it hashes to it
+    assert len(with_head) == 2
+    assert len(edited) == 3 and "cat-file" in edited[-1]  # else from git
+    for call in no_head + with_head + edited:
         sub = call.replace(" ".join(git.SAFE_CONFIG) + " ", "").split(" ")[0]
         assert sub in ("rev-parse", "hash-object", "diff-index", "cat-file"), call
-    assert all("--cached" in c for c in no_head + with_head if "diff-index" in c)
+    assert all("--cached" in c for c in no_head + with_head + edited if "diff-index" in c)
