@@ -49,13 +49,19 @@ def _run(n: int, delay: float, parent_work: float, send: bool = True
         shared.send(done)
     else:
         shared.send({})
+    mine, theirs, values = _told(r, pid)
+    return mine, [int(t) for t in theirs], values, done
+
+
+def _told(r: int, pid: int) -> list[list[int]]:
+    """What the child wrote to `r`, once it is gone."""
     data = b""
     while chunk := os.read(r, 1 << 16):
         data += chunk
     os.close(r)
     os.waitpid(pid, 0)
-    mine, theirs, values = json.loads(data)
-    return mine, [int(t) for t in theirs], values, done
+    told: list[list[int]] = json.loads(data)
+    return told
 
 
 def test_the_items_are_shared_from_both_ends() -> None:
@@ -88,10 +94,5 @@ def test_a_parent_that_dies_unblocks_the_child() -> None:
         os._exit(0)
     shared.close()  # this process's ends: only the dead stand-in held the write end too
     os.waitpid(middle, 0)
-    data = b""
-    while chunk := os.read(r, 1 << 16):
-        data += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
-    mine, theirs, _ = json.loads(data)
+    mine, theirs, _ = _told(r, pid)
     assert sorted(mine) == list(range(10)) and theirs == []

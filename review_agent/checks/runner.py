@@ -388,10 +388,7 @@ def code_views(info: FileInfo) -> tuple[list[str], list[str]]:
             if kind == " " and not new_state and (opens is None or not opens(text)):
                 continue
             state = old_state if kind == "-" else new_state
-            if syn is None or (not state and syn.token.search(text) is None):
-                code, after = text, ""
-            else:
-                code, _, after = split_line(text, syn, state)
+            code, _, after = _code_view(syn, text, state)
             if kind != "+":
                 old_state = after
             if kind != "-":
@@ -434,7 +431,9 @@ def _run_line(info: FileInfo, plan: _Plan, line: Line) -> list[tuple[Rule, str]]
 
 
 def _code_view(syn: Syntax | None, text: str, state: str) -> tuple[str, str, str]:
-    if syn is None:
+    """(code, comment, state after) of one line; a line without a token, entered with no
+    state, is all code (what split_line says of it, without lexing it)."""
+    if syn is None or (not state and syn.token.search(text) is None):
         return text, "", ""
     return split_line(text, syn, state)
 
@@ -495,12 +494,8 @@ def line_findings(info: FileInfo, plan: _Plan) -> FileHits:
             state = old_state if kind == "-" else new_state
             if not (hit or state) and (opens is None or not opens(text)):
                 code, comment, after = text, "", ""  # nothing to lex: nothing carries over
-            elif syn is None:
-                code, comment, after = text, "", ""
-            elif not state and syn.token.search(text) is None:
-                code, comment, after = text, "", ""  # what split_line says of such a line
             else:
-                code, comment, after = split_line(text, syn, state)
+                code, comment, after = _code_view(syn, text, state)
             if kind != "+":
                 old_state = after
             if kind != "-":
