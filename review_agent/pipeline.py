@@ -123,7 +123,7 @@ def with_deterministic(
     # the parent, done first, scans from the other end of the files left (both_ends)
     worth = sum(f.added for f in change.files) >= FORK_ADDED_LINES
     left = _scans_left(ctx) if worth and beside.available() else None
-    shared = both_ends.Shared(len(left) + 1) if left else None  # + the paths
+    shared = _shared(len(left) + 1) if left else None  # + the paths' scan
     plain = partial(_bundle_and_values, ctx)
     staged = beside.start(partial(_scan_front_then_bundle, ctx, left, shared)
                           if left and shared else plain, worth=worth, fallback=plain)
@@ -132,15 +132,20 @@ def with_deterministic(
             shared.as_parent()
         else:
             shared.close()
+    helping = bool(left) and shared is not None and staged.forked
     try:
         try:
             checked: list[Finding] | None = _builtin_findings(ctx, whole)
         except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
             _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")
             checked = None  # the graph's reviewer runs them again and reports the failure
+        if helping:
+            assert shared is not None
+            shared.send(_scan_back(ctx, left or (), shared))
+            helping = False
     finally:
-        if left and shared is not None and staged.forked:
-            shared.send(_scan_back(ctx, left, shared))
+        if helping and shared is not None:  # interrupted: the child is never left waiting
+            shared.send({})
     if staged.forked:
         _while_the_child_works(ctx)
     bundle, values = staged()
@@ -155,6 +160,13 @@ def with_deterministic(
     deterministic = None if checked is None else tuple(found + checked)
     found.extend(checked or ())
     return ctx._replace(staged=bundle, deterministic=deterministic), tuple(found)
+
+
+def _shared(n: int) -> both_ends.Shared | None:
+    try:
+        return both_ends.Shared(n)
+    except (OSError, ValueError):  # no pipe or no shared page: the child does it all
+        return None
 
 
 def _scans_left(ctx: TeamContext) -> list[FileChange]:
