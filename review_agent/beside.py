@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -26,15 +27,32 @@ def available() -> bool:
 
 
 class Beside(Generic[T]):
-    """Call it for the value; `forked` says whether a child computes it."""
+    """Call it for the value; `forked` says whether a child computes it. `cancel` ends
+    the child when the caller gives up on the value (an interrupt): nothing it holds open,
+    such as the caller's own output, outlives the caller."""
 
-    __slots__ = ("_get", "forked")
+    __slots__ = ("_get", "forked", "_pid")
 
-    def __init__(self, get: Callable[[], T], forked: bool) -> None:
-        self._get, self.forked = get, forked
+    def __init__(self, get: Callable[[], T], forked: bool, pid: int = 0) -> None:
+        self._get, self.forked, self._pid = get, forked, pid
 
     def __call__(self) -> T:
-        return self._get()
+        try:
+            return self._get()
+        except BaseException:
+            self.cancel()
+            raise
+        finally:
+            self._pid = 0  # reaped by the call (or by cancel)
+
+    def cancel(self) -> None:
+        pid, self._pid = self._pid, 0
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
 
 
 def start(work: Callable[[], T], *, worth: bool,
@@ -91,4 +109,4 @@ def start(work: Callable[[], T], *, worth: bool,
                 pass
         return here()
 
-    return Beside(result, True)
+    return Beside(result, True, pid)

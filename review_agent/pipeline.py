@@ -143,11 +143,14 @@ def with_deterministic(
             assert shared is not None
             shared.send(_scan_back(ctx, left or (), shared))
             helping = False
+        if staged.forked:
+            _while_the_child_works(ctx)
+    except BaseException:  # interrupted: the child ends with the parent
+        staged.cancel()
+        raise
     finally:
-        if helping and shared is not None:  # interrupted: the child is never left waiting
+        if helping and shared is not None:  # the child is never left waiting
             shared.send({})
-    if staged.forked:
-        _while_the_child_works(ctx)
     bundle, values = staged()
     known.reset()
     known.remember_values(values)  # what the scan found, masked in every output

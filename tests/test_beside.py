@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,38 @@ def test_a_big_change_reports_secrets_found_beside_the_line_rules(repo_with_comm
     paths = {f["path"] for f in json.loads(proc.stdout)["findings"] if f["rule"] == "debugger"}
     assert len(paths) == 2 and any("[REDACTED:" in p for p in paths), paths
     assert token[:8] not in proc.stdout + proc.stderr
+
+
+def test_an_interrupted_wait_ends_the_child(tmp_path: Path) -> None:
+    """Ctrl-C while the parent waits for the value: the child is ended too, at once, so
+    nothing it holds open (the hook's own output) outlives the parent's answer."""
+    import time
+
+    marker = tmp_path / "pid"
+    parent = os.getpid()
+
+    def slow() -> str:
+        if os.getpid() != parent:
+            marker.write_text(str(os.getpid()))
+            time.sleep(30)
+        return "here"
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    get = beside.start(slow, worth=True)
+    assert get.forked
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            get()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 5
+    child = int(marker.read_text())
+    with pytest.raises(ProcessLookupError):  # killed and reaped: no such process any more
+        os.kill(child, 0)
+    get.cancel()  # a second time: nothing left to do
