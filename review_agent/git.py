@@ -184,16 +184,13 @@ def with_context(root: str | Path, base: str, files: Sequence[FileChange]
     """Staged `files` read at -U0, with their context lines: cut from their new blobs (the
     work tree's bytes where they hash to the blob id, `clean_files`), or, for the files no
     blob can widen, from a second diff of those files with context."""
-    from review_agent.clean_files import REGULAR_MODES, read_clean
+    from review_agent.clean_files import REGULAR_MODES
 
     wanted = [f for f in files if widen.needs_blob(f)]
-    # from the work tree where its files prove to hold the blobs, from cat-file otherwise
-    have: dict[str, bytes | None] = dict(read_clean(
-        root, [(f.new_sha, f.path) for f in wanted if f.new_mode in REGULAR_MODES],
-        widen.BLOB_LIMIT))
-    rest = [f.new_sha for f in wanted if f.new_sha not in have]
-    if rest:
-        have.update(read_blobs_sized(root, rest, widen.BLOB_LIMIT)[0])
+    have = read_staged_blobs(
+        root, [f.new_sha for f in wanted],
+        [(f.new_sha, f.path) for f in wanted if f.new_mode in REGULAR_MODES],
+        widen.BLOB_LIMIT)[0] if wanted else {}
     return fill_context(root, base, files, [widen.widen(f, have.get(f.new_sha)) for f in files])
 
 
@@ -370,6 +367,20 @@ def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int) -> B
     if found is None:  # git before 2.36, or it failed: the two-process way says why
         return _check_then_batch(root, wanted, max_bytes)
     return found
+
+
+def read_staged_blobs(root: str | Path, shas: Sequence[str],
+                      paths: Sequence[tuple[str, str]], max_bytes: int) -> BlobsAndSizes:
+    """`read_blobs_sized(root, shas, max_bytes)`, with the blobs that the work tree's files
+    (blob id, path) prove to hold (`clean_files`) read from there: cat-file reads the rest."""
+    from review_agent.clean_files import read_clean
+
+    clean = read_clean(root, paths, max_bytes)
+    rest = [s for s in shas if s not in clean]
+    blobs, sizes = read_blobs_sized(root, rest, max_bytes) if rest else ({}, {})
+    for sha, data in clean.items():
+        blobs[sha], sizes[sha] = data, len(data)
+    return {s: blobs.get(s) for s in shas}, sizes
 
 
 def _sizes(wanted: Sequence[str], lines: Iterable[bytes]) -> dict[str, int] | None:

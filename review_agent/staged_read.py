@@ -257,16 +257,8 @@ def _widen_ready(pending: _Pending, parsed: Sequence[FileChange],
 
 def staged_blobs(root: Path, shas: Sequence[str], paths: Sequence[tuple[str, str]]
                  ) -> git.BlobsAndSizes:
-    """`git.read_blobs_sized(root, shas, BLOB_READ_LIMIT)`, with the blobs that the work
-    tree's files prove to hold (`clean_files`) read from there: cat-file reads the rest."""
-    from review_agent.clean_files import read_clean
-
-    clean = read_clean(root, paths, BLOB_READ_LIMIT)
-    rest = [s for s in shas if s not in clean]
-    blobs, sizes = git.read_blobs_sized(root, rest, BLOB_READ_LIMIT) if rest else ({}, {})
-    for sha, data in clean.items():
-        blobs[sha], sizes[sha] = data, len(data)
-    return {s: blobs.get(s) for s in shas}, sizes
+    """`git.read_staged_blobs` within the review's limit."""
+    return git.read_staged_blobs(root, shas, paths, BLOB_READ_LIMIT)
 
 
 Work = Callable[[FileChange, Mapping[str, bytes | None]], None]

@@ -15,6 +15,7 @@ file's ends), and changes at most six common lines apart share a hunk (git's
 
 from __future__ import annotations
 
+from review_agent.line_offsets import advance
 from review_agent.records import DiffLine, FileChange, Hunk
 
 CONTEXT = 3  # git's default, and the review's (DIFF_OPTIONS)
@@ -81,7 +82,7 @@ def widen(fc: FileChange, blob: bytes | None, context: int = CONTEXT) -> FileCha
 
 class _Cursor:
     """A place in the blob's lines, moved forwards only: `line` (0-based) starts at byte
-    `pos`. Lines are passed over by counting newlines in C, a stretch at a time."""
+    `pos` (`line_offsets.advance` passes the lines between)."""
 
     __slots__ = ("blob", "line", "pos")
 
@@ -90,27 +91,8 @@ class _Cursor:
 
     def skip_to(self, line: int) -> None:
         """Move to the start of `line` (or the blob's end, when it has fewer)."""
-        blob, k, pos = self.blob, line - self.line, self.pos
-        n = len(blob)
-        while k > STEP_LINES:
-            # a stretch holding fewer than k newlines at a typical line length (halved where
-            # the lines are shorter): all of them are passed, the rest are found
-            span = k * GUESS_BYTES
-            if pos + span >= n:
-                break
-            found = blob.count(b"\n", pos, pos + span)
-            while found >= k and span > 2 * STEP_LINES:
-                span //= 2
-                found = blob.count(b"\n", pos, pos + span)
-            if found >= k:
-                break
-            k -= found
-            pos += span
-        while k > 0 and pos < n:
-            nl = blob.find(b"\n", pos)
-            pos = n if nl < 0 else nl + 1
-            k -= 1
-        self.line, self.pos = line - k, pos
+        pos = advance(self.blob, b"\n", self.pos, line - self.line)
+        self.line, self.pos = line, len(self.blob) if pos is None else pos
 
     def lines(self, start: int, end: int) -> list[bytes]:
         """Lines [start, end) (0-based, fewer at the blob's end), without their newlines;
@@ -122,10 +104,6 @@ class _Cursor:
         elif not parts[-1]:
             del parts[-1]  # after the final newline: no line
         return parts
-
-
-STEP_LINES = 16  # fewer lines than this are passed one find at a time
-GUESS_BYTES = 24  # a line's bytes, guessed low (source lines average 30-40)
 
 
 def _old_index(h: Hunk) -> int:
