@@ -8,14 +8,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from review_agent import both_ends, git, staged_read
+from review_agent import git, shared_scan, staged_read
 from review_agent.config import Options
-from review_agent.records import Change, ContextBundle, FileChange, Finding, Report, ReviewedFile
+from review_agent.records import Change, ContextBundle, Finding, Report, ReviewedFile
 from review_agent.staged_read import BLOB_READ_LIMIT
 
 if TYPE_CHECKING:
     from review_agent.models.base import ModelAdapter
-    from review_agent.secrets import SecretHit
     from review_agent.team.runtime import TeamContext
 
 # Blobs larger than BLOB_READ_LIMIT are not read; their files are "not reviewed" (their
@@ -122,10 +121,10 @@ def with_deterministic(
     # the scan in a child on the other core while the line rules run here (big changes);
     # the parent, done first, scans from the other end of the files left (both_ends)
     worth = sum(f.added for f in change.files) >= FORK_ADDED_LINES
-    left = _scans_left(ctx) if worth and beside.available() else None
-    shared = _shared(len(left) + 1) if left else None  # + the paths' scan
+    left = shared_scan.files_left(ctx) if worth and beside.available() else None
+    shared = shared_scan.open_shared(len(left) + 1) if left else None  # + the paths' scan
     plain = partial(_bundle_and_values, ctx)
-    staged = beside.start(partial(_scan_front_then_bundle, ctx, left, shared)
+    staged = beside.start(partial(shared_scan.front_then, ctx, left, shared, plain)
                           if left and shared else plain, worth=worth, fallback=plain)
     if shared is not None:
         if staged.forked:
@@ -141,10 +140,10 @@ def with_deterministic(
             checked = None  # the graph's reviewer runs them again and reports the failure
         if helping:
             assert shared is not None
-            shared.send(_scan_back(ctx, left or (), shared))
+            shared.send(shared_scan.back(ctx, left or (), shared))
             helping = False
         if staged.forked:
-            _while_the_child_works(ctx)
+            shared_scan.while_the_child_works(ctx)
     except BaseException:  # interrupted: the child ends with the parent
         staged.cancel()
         raise
@@ -163,129 +162,6 @@ def with_deterministic(
     deterministic = None if checked is None else tuple(found + checked)
     found.extend(checked or ())
     return ctx._replace(staged=bundle, deterministic=deterministic), tuple(found)
-
-
-def _shared(n: int) -> both_ends.Shared | None:
-    try:
-        return both_ends.Shared(n)
-    except (OSError, ValueError):  # no pipe or no shared page: the child does it all
-        return None
-
-
-def _scans_left(ctx: TeamContext) -> list[FileChange]:
-    """The files whose secret scan or skip reason the bundle will take and nobody found
-    ahead, in order; none when the bundle scans more than the added lines (its excerpts'
-    own scans)."""
-    from review_agent.context import has_skip_reason
-    from review_agent.secrets import staged
-    from review_agent.team.staging import scans_added_lines_only
-
-    if not scans_added_lines_only(ctx):
-        return []
-    assert ctx.change is not None
-    allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths
-    return [fc for fc in ctx.change.files
-            if (staged.scanned(fc)
-                and not staged.has_scan(fc, ctx.blobs.get(fc.new_sha), allow, allow_paths))
-            or not has_skip_reason(fc, ctx.blobs, ctx.options)]
-
-
-def _scan_one(ctx: TeamContext, fc: FileChange
-              ) -> tuple[list[SecretHit] | None, bool, str | None]:
-    """What the bundle takes of one file, when not found ahead: (its scan or None, whether
-    its skip reason is here, the reason)."""
-    from review_agent.context import has_skip_reason, skip_reason
-    from review_agent.secrets import staged
-
-    allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths
-    blob = ctx.blobs.get(fc.new_sha)
-    hits = None
-    if staged.scanned(fc) and not staged.has_scan(fc, blob, allow, allow_paths):
-        hits = staged.scan_file(fc, blob, allow, allow_paths)
-    if has_skip_reason(fc, ctx.blobs, ctx.options):
-        return hits, False, None
-    return hits, True, skip_reason(fc, ctx.blobs, ctx.options)
-
-
-def _keep_one(ctx: TeamContext, fc: FileChange,
-              done: tuple[list[SecretHit] | None, bool, str | None]) -> None:
-    from review_agent.context import has_skip_reason, keep_skip_reason
-    from review_agent.secrets import staged
-
-    allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths
-    blob = ctx.blobs.get(fc.new_sha)
-    hits, found, reason = done
-    if hits is not None and not staged.has_scan(fc, blob, allow, allow_paths):
-        staged.keep_scan(fc, blob, allow, allow_paths, hits)
-    if found and not has_skip_reason(fc, ctx.blobs, ctx.options):
-        keep_skip_reason(fc, ctx.blobs, ctx.options, reason)
-
-
-def _scan_front_then_bundle(ctx: TeamContext, left: Sequence[FileChange],
-                            shared: both_ends.Shared
-                            ) -> tuple[ContextBundle | None, dict[str, str]]:
-    """In the child: the files left from the first until the parent is met, then what
-    the parent did, then the bundle (which takes all of it). The item after the last
-    file is the scan of the change's paths (the parent's first, when it gets there)."""
-    from review_agent.context import keep_path_hits, path_hits
-
-    assert ctx.change is not None
-    shared.as_child()
-    for i in shared.front():
-        try:
-            if i == len(left):
-                keep_path_hits(ctx.change, path_hits(ctx.change))
-            else:
-                _keep_one(ctx, left[i], _scan_one(ctx, left[i]))
-        except Exception:  # noqa: BLE001, S110 - done again by the bundle, which says why
-            pass
-    for i, done in shared.receive().items():
-        if i == len(left) and isinstance(done, list):
-            keep_path_hits(ctx.change, done)
-        elif isinstance(i, int) and 0 <= i < len(left) and isinstance(done, tuple):
-            _keep_one(ctx, left[i], done)
-    return _bundle_and_values(ctx)
-
-
-def _scan_back(ctx: TeamContext, left: Sequence[FileChange], shared: both_ends.Shared
-               ) -> dict[int, object]:
-    """In the parent, its own work done: the items left from the last until the child is
-    met (what fails is left to the child's bundle)."""
-    from review_agent.context import path_hits
-
-    assert ctx.change is not None
-    done: dict[int, object] = {}
-    try:
-        for j in shared.back():
-            done[j] = path_hits(ctx.change) if j == len(left) else _scan_one(ctx, left[j])
-    except Exception:  # noqa: BLE001, S110 - the child does what is not here
-        pass
-    return done
-
-
-# what the graph's run imports first when it starts (its nodes, their prompts, the cache)
-GRAPH_MODULES = ("review_agent.graph.shipped", "review_agent.team.shipped_prompts",
-                 "review_agent.models.cache", "review_agent.team.tools",
-                 "review_agent.models.grounding")
-
-
-def _while_the_child_works(ctx: TeamContext) -> None:
-    """What the rest of the review does first, done while the child may still be at work:
-    each file's pragma flag (`filters`), the graph's modules."""
-    import importlib
-
-    from review_agent import early
-    from review_agent.filters import PRAGMA, names_review_agent
-
-    assert ctx.change is not None
-    try:
-        for fc in ctx.change.files:
-            if not early.has(PRAGMA, fc, (), None):
-                early.keep(PRAGMA, fc, (), None, names_review_agent(fc))
-        for name in GRAPH_MODULES:
-            importlib.import_module(name)
-    except Exception:  # noqa: BLE001, S110 - the review does it in turn and says what failed
-        pass
 
 
 def _bundle_and_values(ctx: TeamContext) -> tuple[ContextBundle | None, dict[str, str]]:
