@@ -52,9 +52,9 @@ def main() -> None:
         g("add", ".")
 
         t = time.perf_counter()
-        from review_agent import diff
-        from review_agent import git as rg
-        print(f"import review_agent.git: {(time.perf_counter() - t) * 1000:.1f} ms "
+        from review_agent.vcs import diff
+        from review_agent.vcs import git as rg
+        print(f"import review_agent.vcs.git: {(time.perf_counter() - t) * 1000:.1f} ms "
               f"(GitPython loaded: {'git' in sys.modules}, unidiff loaded: "
               f"{'unidiff' in sys.modules})")
         change = rg.staged_change(tmp)
@@ -78,7 +78,7 @@ def main() -> None:
         shas = [f.new_sha for f in change.files]
         print(f"read_blobs, {len(shas)} blobs: "
               f"{best_ms(lambda: rg.read_blobs(tmp, shas, 10**6)):.1f} ms")
-        from review_agent.clean_files import read_clean
+        from review_agent.vcs.worktree_blobs import read_clean
 
         wanted = [(f.new_sha, f.path) for f in change.files]
         assert len(read_clean(tmp, wanted, 10**6)) == len(shas)

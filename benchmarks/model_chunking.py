@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from review_agent import git  # noqa: E402
-from review_agent.config import Options  # noqa: E402
+from review_agent.config.options import Options  # noqa: E402
 from review_agent.models import make_adapter  # noqa: E402
 from review_agent.models.base import ModelSettings  # noqa: E402
 from review_agent.models.chunking import estimate_tokens  # noqa: E402
+from review_agent.vcs import git  # noqa: E402
 from tests.model_server import ModelServer, Recorded, Reply, findings  # noqa: E402
 
 PROMPT = "You are a careful code reviewer."
@@ -49,7 +49,7 @@ def make_repo(base: Path, n: int) -> Path:
 
 
 def bundle_for(repo: Path, n: int) -> object:
-    from review_agent.context import stage_review_context
+    from review_agent.review.context import stage_review_context
 
     change = git.staged_change(repo)
     shas = sorted({f.new_sha for f in change.files})

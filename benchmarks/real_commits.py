@@ -23,10 +23,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from review_agent import git
-from review_agent.config import Options
-from review_agent.pipeline import review_change
+from review_agent.config.options import Options
 from review_agent.records import FileChange, Finding
+from review_agent.review.pipeline import review_change
+from review_agent.vcs import git
 
 HUNK_LINES = 40  # at most this many diff lines shown around a finding
 

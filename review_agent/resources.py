@@ -1,4 +1,4 @@
-"""Where the packaged data lives: prompts/, hooks/ and graphs/ (installed or in a checkout)."""
+"""Where the packaged data lives: prompts/, hooks/ and the shipped graph (installed or checkout)."""
 
 from __future__ import annotations
 
@@ -24,4 +24,4 @@ def hooks_dir() -> Path:
 
 
 def default_graph_path() -> Path:
-    return _PKG / "graphs" / "coding_team.yaml"
+    return _PKG / "graph" / "coding_team.yaml"

@@ -20,7 +20,7 @@ from review_agent.checks.paths import (
     is_vendored,
     matches_any,
 )
-from review_agent.config import Options
+from review_agent.config.options import Options
 from review_agent.records import Change, FileChange, Finding
 
 EXEMPTION = Rule("self-exemption", "info",
@@ -78,7 +78,7 @@ def _skipped_file(fc: FileChange, options: Options, minified: bool) -> Iterator[
 
 
 def _marker_and_pragmas(fc: FileChange) -> Iterator[Finding]:
-    from review_agent.ignores import parse
+    from review_agent.review.ignores import parse
 
     for no, text in fc.added_lines:
         if no <= _GENERATED_LINES and is_generated_text(text):

@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple, overload
 
-from review_agent import early
 from review_agent.checks import (
     conflicts,
     debugging,
@@ -34,10 +33,11 @@ from review_agent.checks.paths import (
     matches_any,
 )
 from review_agent.checks.scope import Source
-from review_agent.config import Options
-from review_agent.line_offsets import line_start
-from review_agent.literals import any_of
+from review_agent.config.options import Options
+from review_agent.hook import early
 from review_agent.records import Change, DiffLine, FileChange, Finding
+from review_agent.text.line_offsets import line_start
+from review_agent.text.literals import any_of
 
 _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)

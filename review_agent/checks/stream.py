@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from review_agent.diff import MAX_PARSED_LINES
+from review_agent.vcs.diff import MAX_PARSED_LINES
 
 _HEADER = re.compile(rb"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 # the start of the next line on each side: "+", " " or an empty context line

@@ -8,15 +8,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from review_agent import git
-from review_agent.base_tree import BaseTree
-from review_agent.ci_env import BaseGuess, detect_base
-from review_agent.commands.options import warn
-from review_agent.commands.output import emit, exit_code, shows_excerpts
-from review_agent.commands.range_options import prompts_from_tree, range_options
-from review_agent.config import Options
+from review_agent.cli.output import emit, exit_code, shows_excerpts
+from review_agent.config.ci_env import BaseGuess, detect_base
+from review_agent.config.command_line import warn
+from review_agent.config.options import Options
+from review_agent.config.range_options import prompts_from_tree, range_options
 from review_agent.errors import ReviewAgentError
-from review_agent.sharding import Shard, auto_shard, parse_shard, shard_files
+from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
+from review_agent.vcs import git
+from review_agent.vcs.base_tree import BaseTree
 
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
@@ -120,8 +120,8 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
                cli: Mapping[str, Any] | None = None, args: argparse.Namespace | None = None,
                shard: str | None = None) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
-    from review_agent.pipeline import review_change, review_incomplete
     from review_agent.report.common import safe_report
+    from review_agent.review.pipeline import review_change, review_incomplete
 
     env = os.environ if env is None else env
     part = _shard(shard, env)
@@ -153,7 +153,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
 
         # the github format writes its own; a secret found in the change is never shown
         append_summary(known.scrub_all(report._replace(files=())), summary)
-    from review_agent.commands.secret_gate import secret_gate
+    from review_agent.review.gate import secret_gate
 
     return max(exit_code(report, options, review_incomplete(report)),
                secret_gate(report.findings, options, "failing the pipeline"))

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from review_agent import git
 from review_agent.errors import ReviewAgentError
 from review_agent.resources import hooks_dir
+from review_agent.vcs import git
 
 MARKER = "review-agent-managed"
 BACKUP_SUFFIX = ".review-agent-backup"

@@ -7,8 +7,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from review_agent.commands.output import emit, exit_code
-from review_agent.config import Options
+from review_agent.cli.output import emit, exit_code
+from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 
 MAX_REPORT_BYTES = 256 << 20
@@ -36,8 +36,8 @@ def merge_command(paths: Sequence[str], *, fmt: str, output: str | None, fail_on
                   strict: bool, max_findings: int | None, stream: TextIO, no_color: bool,
                   quiet: bool, env: Mapping[str, str] | None = None) -> int:
     """Write the merged report; the exit code follows --fail-on and --strict as in `ci`."""
-    from review_agent.pipeline import review_incomplete
     from review_agent.report.merge import DEFAULT_MAX_FINDINGS, merge_documents
+    from review_agent.review.pipeline import review_incomplete
 
     env = os.environ if env is None else env
     report = merge_documents([(p, _read(p)) for p in paths],

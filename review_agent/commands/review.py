@@ -10,26 +10,27 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from review_agent import git, staged_read
 from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
+from review_agent.hook import prefetch as staged_read
 from review_agent.records import NULL_IDS, Change, FileChange
+from review_agent.vcs import git
 
 if TYPE_CHECKING:
-    from review_agent.config import Options
+    from review_agent.config.options import Options
 
 # Only git and the records are imported up front: the configuration, the scanner and the
 # report writers are imported when there is something to review. The hook imports them
 # while git reads the staged change in the background (staged_read), in this order.
 REVIEW_MODULES = (
-    "review_agent.commands.options", "review_agent.pipeline", "review_agent.secrets",
+    "review_agent.config.command_line", "review_agent.review.pipeline", "review_agent.secrets",
     "review_agent.checks", "review_agent.team", "review_agent.graph.engine",
-    "review_agent.graph.spec", "review_agent.models", "review_agent.filters",
-    "review_agent.commands.output",
+    "review_agent.graph.spec", "review_agent.models", "review_agent.review.filters",
+    "review_agent.cli.output",
 )
 
 
 def warn(message: str) -> None:
-    from review_agent.commands.options import warn as write
+    from review_agent.config.command_line import warn as write
 
     write(message)
 
@@ -63,7 +64,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         if not args.quiet:
             stream.write(f"review-agent: {hook.label}\n")
         return 0
-    from review_agent.pipeline import needs_test_search
+    from review_agent.review.pipeline import needs_test_search
 
     if needs_test_search(hook.change):
         staged_read.search_tests(root)
@@ -82,14 +83,14 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     except ReviewAgentError as exc:
         # our own trouble is a warning; the secrets are still looked for
         warn(f"{exc}; review skipped, secrets scanned alone")
-        from review_agent.commands.output import emit
-        from review_agent.commands.secret_gate import secret_gate
+        from review_agent.cli.output import emit
         from review_agent.commands.secrets_cmd import change_report
+        from review_agent.review.gate import secret_gate
 
         report = change_report(root, hook.change, options, hook.blobs)
         try:  # inline ignores and the baseline hold here too
-            from review_agent import filters
-            from review_agent.pipeline import with_new_blobs
+            from review_agent.review import filters
+            from review_agent.review.pipeline import with_new_blobs
 
             change, blobs = ((hook.change, hook.blobs) if hook.blobs is not None
                              else with_new_blobs(root, hook.change))
@@ -106,10 +107,10 @@ def _prework(root: Path, options: Options) -> None:
     while the hook would wait for the rest: the review takes what was done
     (`secrets.staged.prescan`, `checks.runner.precheck`) and does what is left, the line
     rules here and the scan beside them in a child for a big change."""
-    from review_agent import early
     from review_agent.checks.runner import precheck
-    from review_agent.context import keep_skip_reason
-    from review_agent.filters import PRAGMA, names_review_agent
+    from review_agent.hook import early
+    from review_agent.review.context import keep_skip_reason
+    from review_agent.review.filters import PRAGMA, names_review_agent
     from review_agent.secrets.staged import prescan
 
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
@@ -135,8 +136,8 @@ def _prework(root: Path, options: Options) -> None:
 
 def _hook_options(args: argparse.Namespace, root: Path) -> Options:
     """The hook's options: a bad file or value is a warning and a default, never a skip."""
-    from review_agent.commands.options import apply_args, load_options, worktree_reader
-    from review_agent.config import Options
+    from review_agent.config.command_line import apply_args, load_options, worktree_reader
+    from review_agent.config.options import Options
 
     try:
         return load_options(args, worktree_reader(root), root=root, lenient=True)
@@ -150,8 +151,8 @@ def _hook_options(args: argparse.Namespace, root: Path) -> Options:
 
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
-    from review_agent.commands.options import cli_updates, load_options, worktree_reader
-    from review_agent.commands.range_options import range_options
+    from review_agent.config.command_line import cli_updates, load_options, worktree_reader
+    from review_agent.config.range_options import range_options
 
     root = git.toplevel(Path.cwd())
     prompt_files = None
@@ -188,7 +189,7 @@ def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, s
 def _review_whole(root: Path, paths: Sequence[str], options: Options,
                   args: argparse.Namespace, stream: TextIO) -> int:
     """`review PATH...` / `review --all-files`: files as the work tree has them, whole."""
-    from review_agent import whole_files
+    from review_agent.vcs import whole_files
 
     if args.base or args.head or args.staged:
         raise ReviewAgentError("PATHS and --all-files review files whole: "
@@ -266,7 +267,7 @@ def _commit_change(root: Path, files: Sequence[str]) -> HookChange:
 
 
 def _whole(root: Path, paths: Sequence[str]) -> HookChange:
-    from review_agent import whole_files
+    from review_agent.vcs import whole_files
 
     change, blobs = whole_files.from_worktree(root, paths)
     if not change.files:
@@ -340,14 +341,14 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        stopped: str | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
     reported secret stops; `blobs` marks files reviewed whole."""
-    from review_agent.commands.output import emit, exit_code, shows_excerpts
-    from review_agent.commands.secret_gate import secret_gate
-    from review_agent.pipeline import review_change, review_incomplete
+    from review_agent.cli.output import emit, exit_code, shows_excerpts
+    from review_agent.review.gate import secret_gate
+    from review_agent.review.pipeline import review_change, review_incomplete
 
     options = options._replace(excerpts=shows_excerpts(args.fmt or "text", trigger))
 
     if blobs is not None:
-        from review_agent.whole_files import CHANGE_SHAPE_RULES
+        from review_agent.vcs.whole_files import CHANGE_SHAPE_RULES
 
         options = options._replace(disable=(*options.disable, *CHANGE_SHAPE_RULES))
     report = review_change(root, change, options, trigger=trigger,

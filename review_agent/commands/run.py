@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from review_agent.config import Options
+from review_agent.config.options import Options
 from review_agent.errors import ConfigError, ReviewAgentError
 from review_agent.team.state import REVIEW_TRIGGERS, ROLES, TRIGGERS
 
@@ -62,9 +62,9 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
     """The staged change for a hook-like run inside a repository, else (None, {})."""
     if trigger not in REVIEW_TRIGGERS:
         return None, {}
-    from review_agent import git
     from review_agent.errors import NotAGitRepository
-    from review_agent.pipeline import with_new_blobs
+    from review_agent.review.pipeline import with_new_blobs
+    from review_agent.vcs import git
 
     try:
         root = git.toplevel(Path.cwd())
@@ -101,7 +101,7 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     """Run the team graph once; exit 0 for every status but failed (1).
 
     `transitions`: print only the state entries, exits and transitions (JSON lines)."""
-    from review_agent.pipeline import make_model, run_team
+    from review_agent.review.pipeline import make_model, run_team
     from review_agent.team.runtime import TeamContext
     from review_agent.team.state import initial_state
 
@@ -138,9 +138,9 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
         stream.write(json.dumps(output, sort_keys=True, indent=2, ensure_ascii=False,
                                 default=list) + "\n")
     elif fmt == "html":  # the proposal and its critique on one page
-        from review_agent.pipeline import build_report
         from review_agent.records import Change
         from review_agent.report.html import write
+        from review_agent.review.pipeline import build_report
 
         write(build_report(final, change or Change("", None, ()), options, trigger, 0.0), stream)
     else:

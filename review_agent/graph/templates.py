@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from review_agent.lazy_re import lazy
+from review_agent.text.lazy_re import lazy
 
 _SLOT = lazy(r"\{\{\s*(.*?)\s*\}\}", re.DOTALL)
 _PATH = lazy(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")

@@ -13,7 +13,7 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from review_agent.lazy_re import lazy
+from review_agent.text.lazy_re import lazy
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"

@@ -18,14 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from review_agent import findings as findings_mod
+from review_agent.cli.progress import ProgressLine
 from review_agent.errors import ConfigError, ModelError
 from review_agent.models import cache, parse
 from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.chunking import MARGIN, estimate_tokens, halve, run_pool, split_bundle
 from review_agent.models.http import HttpFailure, call_with_retries, post, safe_url
-from review_agent.progress import ProgressLine
 from review_agent.records import ContextBundle, Finding
+from review_agent.review import findings as findings_mod
 from review_agent.secrets import redact_request
 
 T = TypeVar("T")
@@ -160,7 +160,7 @@ def api_key(env: Mapping[str, str], names: tuple[str, ...]) -> str | None:
 
 
 def _render() -> Callable[[ContextBundle], str]:
-    from review_agent.context import render_bundle
+    from review_agent.review.context import render_bundle
 
     return render_bundle
 

@@ -71,7 +71,7 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
 def shown(report: Report) -> tuple[tuple[Finding, ...], int]:
     """The findings text-like formats print (the most severe, in path order), and how many
     `max_findings` held back: an error is never hidden behind an info line."""
-    from review_agent.findings import limit
+    from review_agent.review.findings import limit
 
     return limit(report.findings, report.max_findings)
 

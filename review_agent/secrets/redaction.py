@@ -155,7 +155,7 @@ def redact_request(text: str) -> str:
 def hit_finding(hit: SecretHit, line_offset: int = 0) -> Finding:
     """The report line of a hit: rule `secret/<rule>`, the value masked, the fingerprint
     a hash of the rule and the value (what a baseline matches)."""
-    from review_agent.findings import secret_fingerprint
+    from review_agent.review.findings import secret_fingerprint
 
     return Finding(hit.path, hit.line + line_offset, hit.end_line + line_offset, hit.severity,
                    f"secret/{hit.rule}",

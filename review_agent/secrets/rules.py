@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from review_agent.literals import any_of
 from review_agent.secrets.cli import CLI
 from review_agent.secrets.generic import GENERIC
 from review_agent.secrets.providers_ai import AI
@@ -20,6 +19,7 @@ from review_agent.secrets.providers_registries import REGISTRIES
 from review_agent.secrets.providers_saas import SAAS
 from review_agent.secrets.providers_vcs import VCS
 from review_agent.secrets.rule import Rule
+from review_agent.text.literals import any_of
 
 # Command-line rules come before the generic ones: on the same characters the first wins.
 RULES: tuple[Rule, ...] = (

@@ -7,13 +7,13 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 
-from review_agent import early
-from review_agent.line_offsets import pieces
+from review_agent.hook import early
 from review_agent.records import Change, FileChange
 from review_agent.secrets import known, regions
 from review_agent.secrets.decode import to_text, wide_encoding
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
+from review_agent.text.line_offsets import pieces
 
 SNIFF = 8192
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache",

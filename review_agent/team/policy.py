@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from review_agent.errors import ConfigError
-from review_agent.lazy_re import lazy
+from review_agent.text.lazy_re import lazy
 
 DEFAULT_POLICY: dict[str, Any] = {
     "write_files": False,  # proposals are never applied by the tool

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from review_agent.errors import ConfigError
-from review_agent.lazy_re import lazy
+from review_agent.text.lazy_re import lazy
 
 if TYPE_CHECKING:  # jinja2 is imported only when a template is rendered (hook hot path)
     import jinja2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from review_agent.config import Options
+from review_agent.config.options import Options
 from review_agent.models.base import ModelAdapter
 from review_agent.records import Change, ContextBundle, Finding
 

@@ -7,10 +7,10 @@ import posixpath
 from typing import Any
 
 from review_agent.errors import ReviewAgentError
-from review_agent.lazy_re import lazy
 from review_agent.records import ContextBundle
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
+from review_agent.text.lazy_re import lazy
 
 # Files that are credentials by nature: never sent to a model, whatever they contain.
 FORBIDDEN_NAMES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.pem", "*.key", "*.p12",
@@ -63,7 +63,7 @@ def stage_context(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 def review_bundle(ctx: TeamContext) -> ContextBundle:
     """The redacted bundle of the change under review (no byte budget for a model that
     reads nothing)."""
-    from review_agent.context import stage_review_context
+    from review_agent.review.context import stage_review_context
 
     assert ctx.change is not None
     options = ctx.options

@@ -1,0 +1,120 @@
+"""Command line: the entry point and the one top-level error handler.
+
+The grammar lives in `arguments` (argparse, imported only when a command needs parsing);
+a hook with nothing staged is answered before any of it (`fast_hook`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from review_agent.errors import ReviewAgentError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the hook 2 ms
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import TextIO
+
+NOTHING_STAGED = "review-agent: nothing staged to review\n"
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The grammar with every command built (the entry point builds only the one it runs)."""
+    from review_agent.cli.arguments import build_parser as build
+
+    return build(command)
+
+
+def _stdout() -> TextIO:
+    import io
+
+    stream = sys.stdout
+    if isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="backslashreplace")
+    return stream
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The program (`argv` None: the command line's) or one command run in this process.
+
+    The program's hook ends without tearing its heap down: a 2,000-file change leaves
+    some 80 MB of small objects, and freeing them one by one took 50-60 ms after the
+    answer was printed. Its output is flushed, every file it wrote is closed by then,
+    and no thread of its is left with work to finish."""
+    code = _run(list(sys.argv[1:] if argv is None else argv))
+    if argv is None and sys.argv[1:2] == ["hook"]:
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to say there
+            pass
+    os._exit(code)
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        if argv[:1] == ["hook"] and not _skipped():
+            import os
+
+            from review_agent.hook.fast_path import reviews_staged, staged_diff
+
+            staged = staged_diff(argv[1:], os.environ)
+            if staged == b"":
+                if "-q" not in argv and "--quiet" not in argv:
+                    sys.stdout.write(NOTHING_STAGED)
+                return 0
+            if reviews_staged(argv[1:], os.environ):  # the diff runs only then
+                from review_agent.hook import prefetch as staged_read
+
+                # git diffs the change on the other core while the rest is imported
+                staged_read.start(None if isinstance(staged, bytes) else staged)
+        elif "review_agent.hook.prefetch" in sys.modules:
+            sys.modules["review_agent.hook.prefetch"].forget()
+        from review_agent.cli.arguments import command_of, hoist
+
+        argv = hoist(argv)
+        parser = build_parser(command_of(argv))
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help(_stdout())
+            return 2
+        from review_agent.cli import progress, signals
+
+        progress.configure(quiet=bool(getattr(args, "quiet", False)))
+        try:
+            with signals.handled():
+                return dispatch(args)
+        except signals.Terminated:
+            sys.stderr.write("review-agent: terminated\n")
+            return signals.Terminated.exit_code
+    except ReviewAgentError as exc:
+        sys.stderr.write(f"review-agent: error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("review-agent: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _skipped() -> bool:
+    """REVIEW_AGENT_SKIP or SKIP: the full hook says "skipped" (and is cheap already)."""
+    import os
+
+    return bool(os.environ.get("REVIEW_AGENT_SKIP") or os.environ.get("SKIP"))
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    import os
+
+    from review_agent.cli import dispatch as commands
+
+    return commands.run(args, _stdout(), os.environ)

@@ -1,0 +1,98 @@
+"""Writing a report where the user asked, and the exit code it implies."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from review_agent.config.options import Options
+from review_agent.errors import ReviewAgentError
+from review_agent.records import SEVERITY_RANK, Report
+
+FAIL_RANK = {"error": 3, "warning": 2, "info": 1}
+
+
+def use_color(stream: TextIO, no_color: bool) -> bool:
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_color: bool,
+         quiet: bool, verbose: bool = False) -> None:
+    """Write the report to --output (and a summary to stdout) or to stdout; its warnings
+    (a model failure, a spent limit, dropped model findings) go to stderr in every format."""
+    from review_agent.report import writer
+    from review_agent.report.common import safe_report
+    from review_agent.secrets import known
+
+    if not shows_excerpts(fmt, report.trigger_source, report.shard):
+        report = report._replace(files=())  # nothing to scrub that is not shown
+    report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
+    report = safe_report(report)  # model text through the secret masker, in every format
+    write_warnings(report)
+    if verbose:
+        _explain(report)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8", errors="backslashreplace",
+                      newline="\n") as fh:
+                writer(fmt)(report, fh, color=False)
+        except OSError as exc:
+            raise ReviewAgentError(f"cannot write {output}: {exc.strerror}") from None
+        if not quiet:
+            from review_agent.report.common import summary_line
+
+            stream.write(summary_line(report) + f" · report in {output}\n")
+        return
+    color = fmt == "text" and use_color(stream, no_color)
+    if fmt == "text" and quiet:
+        from review_agent.report import text
+
+        text.write(report, stream, color=color, quiet=True)
+        return
+    writer(fmt)(report, stream, color=color)
+
+
+def shows_excerpts(fmt: str, trigger: str, shard: str = "") -> bool:
+    """Whether the format writes the reviewed files' excerpts: the review page, and the
+    JSON of a CI run (which `report merge` turns into a page)."""
+    return fmt == "html" or (fmt == "json" and (bool(shard) or trigger == "review_pipeline"))
+
+
+def write_warnings(report: Report) -> None:
+    """The one place warnings are shown: stderr, one line each (stdout is the report)."""
+    from review_agent.report.common import one_line
+
+    for warning in report.warnings:
+        sys.stderr.write(f"review-agent: warning: {one_line(warning)}\n")
+
+
+def _explain(report: Report) -> None:
+    """-v: what the graph did, step by step, on stderr (stdout stays the report)."""
+    from review_agent.report.common import one_line
+
+    log = report.final_output.get("action_log")
+    for entry in log if isinstance(log, list) else ():
+        if isinstance(entry, dict):
+            sys.stderr.write(one_line(f"review-agent: [{entry.get('step')}] "
+                                      f"{entry.get('action')}: {entry.get('detail')}") + "\n")
+    sys.stderr.write(f"review-agent: status {report.final_output.get('status')}, "
+                     f"{report.elapsed * 1000:.0f} ms\n")
+
+
+def exit_code(report: Report, options: Options, incomplete: bool) -> int:
+    if options.strict and incomplete:
+        return 1
+    threshold = FAIL_RANK.get(options.fail_on)
+    if threshold is None:
+        return 0
+    if any(SEVERITY_RANK.get(f.severity, 0) >= threshold for f in report.findings):
+        return 1
+    return 0
+
+
+def stderr_line(message: str) -> None:
+    sys.stderr.write(message.rstrip("\n") + "\n")

@@ -1,0 +1,1 @@
+"""Configuration: files, layers, command-line options, range options."""

@@ -1,0 +1,1 @@
+"""The review: pipeline, context staging, findings and their filters."""

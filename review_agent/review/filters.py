@@ -1,0 +1,88 @@
+"""After the review: fingerprints that survive line moves, inline ignores, the baseline.
+
+One step between the graph's findings and the report (pipeline.review_change calls it):
+each builtin or model finding gets a fingerprint from its line and neighbours in the
+new-side file, findings silenced by an inline pragma (ignores.py) are dropped, then those
+the baseline holds (baseline.py) are hidden and counted in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+
+from review_agent.checks.runner import new_lines
+from review_agent.config.options import Options
+from review_agent.hook import early
+from review_agent.records import Change, FileChange, Finding, Report
+from review_agent.review import baseline, ignores
+from review_agent.review.findings import context_fingerprint, unique
+
+
+def file_lines(change: Change, blobs: Mapping[str, bytes | None]
+               ) -> dict[str, Sequence[str] | None]:
+    return {fc.path: new_lines(fc, blobs) for fc in change.files if fc.status != "D"}
+
+
+def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str] | None]
+                  ) -> list[Finding]:
+    """Neighbour-aware fingerprints where the new-side file is known; secrets keep theirs."""
+    out: list[Finding] = []
+    for f in findings:
+        text = lines.get(f.path)
+        if f.source != "secrets" and text is not None:
+            f = f._replace(fingerprint=context_fingerprint(f, text))
+        out.append(f)
+    return unique(out)
+
+
+PRAGMA = "names review-agent"  # the kind of `early` value `names_review_agent` keeps
+
+
+def names_review_agent(fc: FileChange) -> bool:
+    """Whether an added line of `fc` may name `review-agent` (a pragma to check)."""
+    text = "\n".join([ln.text for h in fc.hunks for ln in h.lines if ln.kind == "+"])
+    return "review-agent" in text or "review-agent" in text.lower()
+
+
+def _may_hold_pragmas(change: Change) -> list[FileChange]:
+    """The files whose added lines may name `review-agent` (asked while git diffed, for
+    the files the hook got to then)."""
+    out = [fc for fc in change.files
+           if early.take_or(PRAGMA, fc, (), None, partial(names_review_agent, fc))]
+    early.forget(PRAGMA)
+    return out
+
+
+def baseline_path(root: Path, options: Options) -> Path | None:
+    if not options.baseline:
+        return None
+    path = Path(options.baseline)
+    return path if path.is_absolute() else root / path
+
+
+def apply(report: Report, root: Path, change: Change, blobs: Mapping[str, bytes | None],
+          options: Options, warn: Callable[[str], None] | None = None) -> Report:
+    """The report with fingerprints set, inline-ignored findings dropped and baselined ones
+    hidden; problems (an unreadable baseline, an unknown id in a pragma) become warnings."""
+    from review_agent.checks import RULES
+
+    lines = file_lines(change, blobs)
+    findings = refingerprint(report.findings, lines)
+    kept, _ = ignores.apply(findings, lines)
+    warnings = list(ignores.unknown_ids(
+        ((fc.path, no, text) for fc in _may_hold_pragmas(change)
+         for no, text in fc.added_lines), RULES))
+    hidden = 0
+    path = baseline_path(root, options)
+    if path is not None:
+        try:
+            kept, hidden = baseline.apply(kept, baseline.load(path))
+        except baseline.BaselineError as exc:
+            warnings.append(f"{exc}; nothing hidden")
+    if warn is not None:
+        for w in warnings:
+            warn(w)
+    return report._replace(findings=tuple(kept), warnings=(*report.warnings, *warnings),
+                           hidden_by_baseline=hidden)

@@ -1,0 +1,48 @@
+"""A reported secret stops the commit (`hook`) and fails the pipeline (`ci`).
+
+A committed secret cannot be taken back, so this is the one thing the advisory review blocks
+on by default, as gitleaks and detect-secrets users expect. Only the scanner's error-level
+findings count: one it reports as `info` (SPEC: a test fixture's value) stays advisory, an
+allowed value (pragma, `secrets.allow`, `.gitleaksignore`) is not reported at all, and a
+model's opinion never blocks.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from review_agent.config.options import Options
+from review_agent.records import Finding
+from review_agent.report.common import one_line, plural
+
+HOW_TO_ALLOW = ("not a secret? add `gitleaks:allow` (or `pragma: allowlist secret`) in a "
+                "comment on its line, or a `secrets.allow` regex in the config; "
+                "`fail_on_secrets: false` makes secrets advisory")
+
+
+def blocking_secrets(findings: Iterable[Finding]) -> list[Finding]:
+    """The secret scanner's error-level findings: what `hook` and `ci` exit 1 on."""
+    return [f for f in findings if f.source == "secrets" and f.severity == "error"]
+
+
+def gate_message(found: list[Finding], what: str) -> str:
+    """One line: what stopped, where the first secret is, how to allow it."""
+    first = found[0]
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return (f"review-agent: {what}: {plural(len(found), 'secret')} found "
+            f"({one_line(first.path)}:{first.line} {one_line(first.rule)}{more}); "
+            f"{HOW_TO_ALLOW}")
+
+
+def secret_gate(findings: Iterable[Finding], options: Options, what: str,
+                stream: TextIO | None = None) -> int:
+    """1 (and the line on stderr) when a reported secret blocks; 0 otherwise."""
+    if not options.fail_on_secrets:
+        return 0
+    found = blocking_secrets(findings)
+    if not found:
+        return 0
+    (stream or sys.stderr).write(gate_message(found, what) + "\n")
+    return 1

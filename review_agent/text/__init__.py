@@ -1,0 +1,1 @@
+"""Text utilities: lines by number, literal tries, lazily compiled regexes."""

@@ -1,0 +1,1 @@
+"""Git and the processes it runs: plumbing, the diff, blobs, base trees."""

@@ -1,0 +1,537 @@
+"""The only module that talks to git: read-only plumbing through `proc.run`.
+
+Nothing here writes the index or the refs (`git status` and work-tree `git diff` refresh
+`.git/index`, so they are never run); `fetch_deepen` and `fetch_branch` (CI only) are the
+commands that fetch.
+Every diff fixes its own options so that user configuration and environment cannot
+change what `diff.parse` reads. GitPython is deliberately not imported: it costs 70 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from review_agent.errors import GitError, NotAGitRepository
+from review_agent.records import Change, FileChange
+from review_agent.vcs import diff, widen
+from review_agent.vcs.git_env import (
+    DIFF_OPTIONS,
+    HOSTILE_ENV,
+    SAFE_CONFIG,
+    STAGED_DIFF_OPTIONS,
+    child_env,
+)
+from review_agent.vcs.proc import ProcResult, Session, run
+from review_agent.vcs.proc import stream as proc_stream
+
+SYMLINK_MODE = "120000"
+
+
+__all__ = ["DIFF_OPTIONS", "HOSTILE_ENV", "SAFE_CONFIG"]  # re-exported: the one list of each
+
+
+def git_env() -> dict[str, str]:
+    """The environment of every git child: hostile variables dropped, optional locks off."""
+    return child_env(os.environ)
+
+
+def _first_line(stderr: bytes) -> str:
+    for line in stderr.decode("utf-8", "replace").split("\n"):
+        if line.strip():
+            return line.strip()
+    return "git failed"
+
+
+def _git(root: str | Path, *args: str, stdin: bytes | None = None,
+         ok: Iterable[int] = (0,), timeout: float | None = None) -> ProcResult:
+    env = git_env()
+    if timeout is not None:  # a network command: never wait on a password prompt
+        env["GIT_TERMINAL_PROMPT"] = "0"
+        stdin = b"" if stdin is None else stdin
+    try:
+        res = run(("git", *SAFE_CONFIG, *args), cwd=root, stdin=stdin, env=env,
+                  timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} timed out after {timeout:g}s") from None
+    except (FileNotFoundError, NotADirectoryError):
+        if not os.path.isdir(root):
+            raise GitError(f"no such directory: {root}") from None
+        raise GitError("git is not installed or not on PATH") from None
+    if res.returncode not in tuple(ok):
+        raise GitError(_first_line(res.stderr))
+    return res
+
+
+def _out(res: ProcResult) -> str:
+    return res.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def toplevel(cwd: str | Path) -> Path:
+    """The top level of the work tree containing `cwd`."""
+    if not os.path.isdir(cwd):
+        raise NotAGitRepository(f"not a git repository: {cwd}")
+    try:
+        res = _git(cwd, "rev-parse", "--show-toplevel", ok=range(256))
+    except GitError as exc:
+        raise NotAGitRepository(f"not a git repository: {cwd}") from exc
+    top = _out(res)
+    if res.returncode != 0 or not top:
+        reason = _first_line(res.stderr)
+        # keep git's reason when it is not the plain one (e.g. safe.directory ownership)
+        usual = ("not a git repository" in reason or "in a work tree" in reason
+                 or reason == "git failed")
+        extra = "" if usual else f" ({reason})"
+        raise NotAGitRepository(f"not a git repository: {cwd}{extra}")
+    return Path(top)
+
+
+def toplevel_and_head(cwd: str | Path) -> tuple[Path, str | None] | None:
+    """The top level and HEAD's commit (None before the first commit) from one rev-parse;
+    None for anything else (not a repository, a bare one...): `toplevel` says what."""
+    if not os.path.isdir(cwd):
+        return None
+    try:
+        res = _git(cwd, "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD^{commit}",
+                   ok=range(256))
+    except GitError:
+        return None
+    lines = _out(res).split("\n")
+    if res.returncode == 0 and len(lines) == 2 and lines[0] and lines[1]:
+        return Path(lines[0]), lines[1]
+    if res.returncode == 1 and len(lines) == 1 and lines[0]:  # no commit yet
+        return Path(lines[0]), None
+    return None
+
+
+def _abs_path(root: str | Path, *args: str) -> Path:
+    return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args)))
+
+
+def git_dir(root: str | Path) -> Path:
+    """This work tree's git directory (`.git/worktrees/<name>` in a linked worktree)."""
+    return _abs_path(root, "--git-dir")
+
+
+def common_dir(root: str | Path) -> Path:
+    """The directory shared by all worktrees (objects, refs, config)."""
+    return _abs_path(root, "--git-common-dir")
+
+
+def hooks_dir(root: str | Path) -> Path:
+    """Where git looks for hooks, honouring `core.hooksPath`."""
+    return _abs_path(root, "--git-path", "hooks")
+
+
+def empty_tree(root: str | Path) -> str:
+    """The id of the empty tree in this repository's hash (SHA-1 or SHA-256)."""
+    return _out(_git(root, "hash-object", "-t", "tree", "/dev/null"))
+
+
+def resolve(root: str | Path, rev: str) -> str | None:
+    """The commit id `rev` names, or None."""
+    if not rev or rev.startswith("-"):
+        return None
+    res = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", ok=range(256))
+    return (_out(res) or None) if res.returncode == 0 else None
+
+
+def head(root: str | Path) -> str | None:
+    """The commit HEAD points at; None before the first commit."""
+    return resolve(root, "HEAD")
+
+
+def _literal(paths: Sequence[str]) -> list[str]:
+    # ":(top,literal)": relative to the top level whatever the cwd, no glob or magic.
+    # "./x" and "a/../x" are normalised (git would match nothing); absolute paths are
+    # left for git to make relative to the work tree.
+    out = []
+    for p in paths:
+        if p.startswith("/"):
+            out.append(f":(literal){p}")
+        else:
+            out.append(f":(top,literal){posixpath.normpath(p)}")
+    return out
+
+
+def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
+                  base: str | None = None) -> Change:
+    """The index (GIT_INDEX_FILE when set) against HEAD, or the empty tree before a commit.
+
+    `paths` restrict the change; they are relative to the top level and taken literally.
+    `base` is HEAD's commit (or the empty tree) when the caller knows it already.
+    The diff is read at -U0 and given its context from the new blobs (`widen`): rev-parse,
+    (hash-object,) diff-index, cat-file, and a diff with context of the files whose blob
+    is too big to read or whose patch is too big to parse.
+    """
+    if base is None:
+        base = head(root) or empty_tree(root)
+    tail = [base, "--"]
+    if paths is not None:
+        if not paths:
+            return Change(base, None, ())
+        tail += _literal(paths)
+    res = _git(root, "diff-index", "--cached", *STAGED_DIFF_OPTIONS, *tail)
+    return Change(base, None, with_context(root, base, diff.parse(res.stdout)))
+
+
+def with_context(root: str | Path, base: str, files: Sequence[FileChange]
+                 ) -> tuple[FileChange, ...]:
+    """Staged `files` read at -U0, with their context lines: cut from their new blobs (the
+    work tree's bytes where they hash to the blob id, `clean_files`), or, for the files no
+    blob can widen, from a second diff of those files with context."""
+    from review_agent.vcs.worktree_blobs import REGULAR_MODES
+
+    wanted = [f for f in files if widen.needs_blob(f)]
+    have = read_staged_blobs(
+        root, [f.new_sha for f in wanted],
+        [(f.new_sha, f.path) for f in wanted if f.new_mode in REGULAR_MODES],
+        widen.BLOB_LIMIT)[0] if wanted else {}
+    return fill_context(root, base, files, [widen.widen(f, have.get(f.new_sha)) for f in files])
+
+
+def fill_context(root: str | Path, base: str, files: Sequence[FileChange],
+                 widened: Sequence[FileChange | None]) -> tuple[FileChange, ...]:
+    """`widened` (what `widen` made of each of `files`), with the files it could not widen
+    (None) diffed again with context."""
+    again = [f for f, w in zip(files, widened, strict=True) if w is None]
+    if not again:
+        return tuple(w for w in widened if w is not None)
+    paths = sorted({p for f in again for p in (f.path, f.old_path) if p is not None})
+    res = _git(root, "diff-index", "--cached", *DIFF_OPTIONS, base, "--", *_literal(paths))
+    redone = {(f.path, f.status): f for f in diff.parse(res.stdout)}
+    done = []
+    for f, w in zip(files, widened, strict=True):
+        if w is None:
+            w = redone.get((f.path, f.status))
+            if w is None:
+                raise GitError(f"the index changed while it was read ({f.path!r})")
+        done.append(w)
+    return tuple(done)
+
+
+def range_change(root: str | Path, base: str, head: str) -> Change:
+    """The change from `base` (a merge-base, a commit or a tree) to `head`."""
+    for rev in (base, head):
+        if not rev or rev.startswith("-"):
+            raise GitError(f"bad revision: {rev!r}")
+    head_id = resolve(root, head)
+    if head_id is None:
+        raise GitError(f"unknown revision: {head}")
+    # A tree is a valid base too: the empty tree when the range starts at a root commit.
+    base_id = resolve(root, base) or _out(
+        _git(root, "rev-parse", "--verify", "-q", f"{base}^{{tree}}", ok=range(256)))
+    if not base_id:
+        raise GitError(f"unknown revision: {base}")
+    res = _git(root, "diff-tree", "-r", *DIFF_OPTIONS, base_id, head_id, "--")
+    return Change(base_id, head_id, diff.parse(res.stdout))
+
+
+def merge_base(root: str | Path, a: str, b: str) -> str | None:
+    """The best common ancestor of two revisions; None when they share none."""
+    for rev in (a, b):
+        if rev.startswith("-"):
+            raise GitError(f"bad revision: {rev!r}")
+    res = _git(root, "merge-base", a, b, ok=(0, 1))
+    return (_out(res) or None) if res.returncode == 0 else None
+
+
+def unpushed_base(root: str | Path, sha: str) -> str | None:
+    """Where the commits of `sha` that no remote-tracking ref has start (as pre-commit does).
+
+    The parent of the oldest such commit; `sha` itself when every commit is already on a
+    remote (nothing new); None when the new history reaches a root commit.
+    """
+    if not sha or not all(c in "0123456789abcdef" for c in sha):
+        return None
+    res = _git(root, "rev-list", "--topo-order", "--reverse", sha, "--not", "--remotes",
+               ok=range(256))
+    if res.returncode != 0:
+        return None
+    new = _out(res).split("\n", 1)[0]
+    if not new:
+        return sha
+    return resolve(root, f"{new}^")
+
+
+def newest_first(root: str | Path, commits: Sequence[str]) -> list[str]:
+    """Commit ids ordered by committer date, newest first (one `rev-list --no-walk`)."""
+    wanted = [c for c in dict.fromkeys(commits) if c and not c.startswith("-")]
+    if not wanted:
+        return []
+    res = _git(root, "rev-list", "--no-walk=sorted", *wanted, "--")
+    return _out(res).split("\n")
+
+
+def is_shallow(root: str | Path) -> bool:
+    """Whether the repository is a shallow clone."""
+    return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"
+
+
+def fetch_deepen(root: str | Path, n: int, timeout: float = 120.0) -> bool:
+    """Deepen a shallow clone by `n` commits from its default remote; True on success."""
+    try:
+        res = _git(root, "fetch", "-q", "--no-tags", f"--deepen={int(n)}", ok=range(256),
+                   timeout=timeout)
+    except GitError:
+        return False
+    return res.returncode == 0
+
+
+def show(root: str | Path, rev: str, path: str) -> bytes | None:
+    """The blob at `rev:path` (path from the top level; rev "" reads the index), or None."""
+    if rev.startswith("-"):
+        return None
+    res = _git(root, "cat-file", "blob", f"{rev}:{path}", ok=range(256))
+    return res.stdout if res.returncode == 0 else None
+
+
+class TreeEntry(NamedTuple):
+    """One entry of a tree: `100644`/`100755` files, `120000` symlinks, `040000` trees."""
+
+    mode: str
+    kind: str  # blob | tree | commit
+    sha: str
+    size: int  # -1 for trees and submodules
+    name: str
+
+
+def _tree_entries(root: str | Path, rev: str, path: str) -> list[TreeEntry]:
+    if not rev or rev.startswith("-"):
+        return []
+    res = _git(root, "ls-tree", "-z", "-l", "--full-tree", rev, "--", f":(top,literal){path}",
+               ok=range(256))
+    if res.returncode != 0:
+        return []
+    out = []
+    for record in res.stdout.split(b"\0"):
+        meta, tab, name = record.partition(b"\t")
+        fields = meta.decode("ascii", "replace").split()
+        if not tab or len(fields) != 4:
+            continue
+        size = int(fields[3]) if fields[3].isdigit() else -1
+        out.append(TreeEntry(fields[0], fields[1], fields[2], size,
+                             name.decode("utf-8", "surrogateescape")))
+    return out
+
+
+def tree_entry(root: str | Path, rev: str, path: str) -> TreeEntry | None:
+    """The entry `path` (from the top level) names in `rev`'s tree, without following links."""
+    want = posixpath.normpath(path)
+    return next((e for e in _tree_entries(root, rev, want) if e.name == want), None)
+
+
+def tree_listing(root: str | Path, rev: str, directory: str) -> list[TreeEntry]:
+    """The entries directly inside `directory` in `rev`'s tree (none when it is not a tree)."""
+    entry = tree_entry(root, rev, directory)
+    if entry is None or entry.kind != "tree":
+        return []
+    return _tree_entries(root, rev, posixpath.normpath(directory) + "/")
+
+
+def config_get(root: str | Path, key: str) -> str | None:
+    """The value of a git config key (the last one wins), or None when unset."""
+    res = _git(root, "config", "-z", "--get", "--end-of-options", key, ok=(0, 1))
+    if res.returncode != 0:
+        return None
+    return res.stdout.rstrip(b"\0").decode("utf-8", "surrogateescape")
+
+
+def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
+               ) -> dict[str, bytes | None]:
+    """Blob contents by id, None for blobs over `max_bytes`, missing ids and non-blobs.
+
+    One `cat-file --batch-command` process whatever the count (two processes on a git
+    older than 2.36). All-zero ids are skipped.
+    """
+    return read_blobs_sized(root, shas, max_bytes)[0]
+
+
+BlobsAndSizes = tuple[dict[str, bytes | None], dict[str, int]]
+
+
+def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int) -> BlobsAndSizes:
+    """`read_blobs`, plus the size of every blob found (read or not)."""
+    wanted = list(dict.fromkeys(s for s in shas if s and s.strip("0")))
+    out: dict[str, bytes | None] = dict.fromkeys(wanted)
+    if not wanted:
+        return out, {}
+    for s in wanted:
+        if not all(c in "0123456789abcdef" for c in s):
+            raise GitError(f"not an object id: {s!r}")
+    found = _batch_command(root, wanted, max_bytes)
+    if found is None:  # git before 2.36, or it failed: the two-process way says why
+        return _check_then_batch(root, wanted, max_bytes)
+    return found
+
+
+def read_staged_blobs(root: str | Path, shas: Sequence[str],
+                      paths: Sequence[tuple[str, str]], max_bytes: int) -> BlobsAndSizes:
+    """`read_blobs_sized(root, shas, max_bytes)`, with the blobs that the work tree's files
+    (blob id, path) prove to hold (`clean_files`) read from there: cat-file reads the rest."""
+    from review_agent.vcs.worktree_blobs import read_clean
+
+    clean = read_clean(root, paths, max_bytes)
+    rest = [s for s in shas if s not in clean]
+    blobs, sizes = read_blobs_sized(root, rest, max_bytes) if rest else ({}, {})
+    for sha, data in clean.items():
+        blobs[sha], sizes[sha] = data, len(data)
+    return {s: blobs.get(s) for s in shas}, sizes
+
+
+def _sizes(wanted: Sequence[str], lines: Iterable[bytes]) -> dict[str, int] | None:
+    """The blob sizes of `info`/`--batch-check` answers, one per id in order; None when an
+    answer is not about its id (the protocol went wrong)."""
+    sizes: dict[str, int] = {}
+    for sha, line in zip(wanted, lines, strict=True):
+        fields = line.decode("ascii", "replace").split(" ")
+        if fields[0] != sha:
+            return None
+        if len(fields) == 3 and fields[1] == "blob" and fields[2].isdigit():
+            sizes[sha] = int(fields[2])
+    return sizes
+
+
+def _batch_command(root: str | Path, wanted: Sequence[str], max_bytes: int
+                   ) -> BlobsAndSizes | None:
+    """Sizes, then the contents of the blobs within `max_bytes`, from one process: `info`
+    for every id, then `contents` for the small ones (a large blob is never sent)."""
+    try:
+        session = Session(("git", *SAFE_CONFIG, "cat-file", "--batch-command", "--buffer"),
+                          cwd=root, env=git_env())
+    except OSError:
+        return None
+    try:
+        session.send(b"".join(b"info %s\n" % s.encode() for s in wanted) + b"flush\n")
+        sizes = _sizes(wanted, (session.readline().rstrip(b"\n") for _ in wanted))
+        if sizes is None:
+            return None
+        small = [s for s in wanted if sizes.get(s, max_bytes + 1) <= max_bytes]
+        session.send(b"".join(b"contents %s\n" % s.encode() for s in small), close=True)
+        out: dict[str, bytes | None] = dict.fromkeys(wanted)
+        for sha in small:
+            header = session.readline().rstrip(b"\n").split(b" ")
+            if len(header) != 3 or header[0] != sha.encode() or int(header[2]) != sizes[sha]:
+                return None
+            data = session.read(sizes[sha] + 1)
+            if len(data) != sizes[sha] + 1:
+                return None
+            out[sha] = data[:-1]
+        return out, sizes
+    except (OSError, ValueError):  # a pipe closed early, a garbled header
+        return None
+    finally:
+        session.close()
+
+
+def _check_then_batch(root: str | Path, wanted: Sequence[str], max_bytes: int
+                      ) -> BlobsAndSizes:
+    """`cat-file --batch-check` for the sizes, then `cat-file --batch` for the small blobs."""
+    out: dict[str, bytes | None] = dict.fromkeys(wanted)
+    check = _git(root, "cat-file", "--batch-check", stdin="\n".join(wanted).encode() + b"\n")
+    lines = check.stdout.split(b"\n")[:len(wanted)]
+    sizes = _sizes(wanted, lines) if len(lines) == len(wanted) else None
+    if sizes is None:
+        raise GitError("cat-file --batch-check answered out of order")
+    small = [s for s in wanted if sizes.get(s, max_bytes + 1) <= max_bytes]
+    if not small:
+        return out, sizes
+    data = _git(root, "cat-file", "--batch", stdin="\n".join(small).encode() + b"\n").stdout
+    pos = 0
+    for sha in small:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split(b" ")
+        pos = nl + 1
+        if len(header) != 3:  # vanished between the two calls
+            continue
+        size = int(header[2])
+        out[sha] = data[pos:pos + size]
+        pos += size + 1
+    return out, sizes
+
+
+def stream_blob(root: str | Path, sha: str) -> Iterator[bytes]:
+    """A blob's bytes in chunks, never whole in memory (the secret scan of a huge file)."""
+    if not sha or not all(c in "0123456789abcdef" for c in sha):
+        raise GitError(f"not an object id: {sha!r}")
+    try:
+        yield from proc_stream(("git", "cat-file", "blob", sha), cwd=root, env=git_env())
+    except OSError as exc:
+        raise GitError(f"cannot read blob {sha[:12]}: {exc.strerror}") from None
+
+
+TEST_PATHSPECS = (
+    ":(glob)**/test_*", ":(glob)**/*_test.*", ":(glob)**/*.test.*", ":(glob)**/*.spec.*",
+    ":(glob)**/tests/**", ":(glob)**/test/**", ":(glob)**/__tests__/**", ":(glob)**/spec/**",
+    ":(glob)**/*Test.java", ":(glob)**/*Tests.cs",
+)
+
+
+def has_test_files(root: Path) -> bool:
+    """Whether the index holds any test file (git does the matching, so a big repo is cheap)."""
+    res = _git(root, "ls-files", "-z", "--cached", "--", *TEST_PATHSPECS)
+    return bool(res.stdout.strip(b"\0"))
+
+
+class IndexEntry(NamedTuple):
+    mode: str
+    sha: str
+    path: str
+
+
+def index_entries(root: str | Path, paths: Sequence[str] | None = None) -> list[IndexEntry]:
+    """Stage-0 entries of the index (GIT_INDEX_FILE when set), optionally under `paths`
+    (from the top level, taken literally). `ls-files --stage` reads the index, never the
+    work tree, and writes nothing."""
+    args = ["ls-files", "-z", "--stage", "--"]
+    if paths is not None:
+        if not paths:
+            return []
+        args += _literal(paths)
+    res = _git(root, *args)
+    out = []
+    for record in res.stdout.split(b"\0"):
+        meta, tab, name = record.partition(b"\t")
+        fields = meta.decode("ascii", "replace").split()
+        if tab and len(fields) == 3 and fields[2] == "0":
+            out.append(IndexEntry(fields[0], fields[1], name.decode("utf-8", "surrogateescape")))
+    return out
+
+
+def list_files(root: str | Path, paths: Sequence[str], *, untracked: bool = False) -> list[str]:
+    """Tracked files under `paths` (from the top level; none or "." is the whole tree), plus
+    untracked ones that are not ignored when `untracked`; sorted, relative to the top level."""
+    args = ["ls-files", "-z", "--cached", "--full-name"]
+    if untracked:
+        args += ["--others", "--exclude-standard"]
+    whole_tree = not paths or any(posixpath.normpath(p) == "." for p in paths)
+    res = _git(root, *args, "--", *([] if whole_tree else _literal(paths)))
+    names = res.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted(dict.fromkeys(n for n in names if n))
+
+
+def object_format(root: str | Path) -> str:
+    """`sha1` or `sha256`: how this repository names its objects."""
+    res = _git(root, "rev-parse", "--show-object-format", ok=range(256))
+    return _out(res) if res.returncode == 0 and _out(res) in ("sha1", "sha256") else "sha1"
+
+
+def fetch_branch(root: str | Path, remote: str, branch: str, depth: int | None,
+                 timeout: float = 120.0) -> bool:
+    """Fetch `branch` from `remote` into `refs/remotes/<remote>/<branch>`, at most `depth`
+    commits when given (a CI clone that never fetched the default branch)."""
+    for name in (remote, branch):
+        if not name or name.startswith("-") or any(c in name for c in " \t\n:~^?*[\\"):
+            return False
+    refspec = f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"
+    try:
+        depth_arg = [f"--depth={int(depth)}"] if depth else []
+        res = _git(root, "fetch", "-q", "--no-tags", *depth_arg, remote, refspec,
+                   ok=range(256), timeout=timeout)
+    except GitError:
+        return False
+    return res.returncode == 0
