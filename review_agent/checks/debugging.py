@@ -6,7 +6,7 @@ import posixpath
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
-from review_agent.checks.paths import JS_FAMILY
+from review_agent.text.paths import JS_FAMILY
 
 DEBUGGER = Rule("debugger", "warning",
                 "debugger statement left in added code: it stops the program (and hangs CI) "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
-from review_agent.checks.paths import JS_FAMILY
+from review_agent.text.paths import JS_FAMILY
 
 BARE_EXCEPT = Rule("bare-except", "warning",
                    "bare except: also catches KeyboardInterrupt and SystemExit and hides real "

@@ -13,15 +13,15 @@ import re
 from collections.abc import Iterator, Mapping
 
 from review_agent.checks.base import Rule, finding, first_line
-from review_agent.checks.paths import (
+from review_agent.config.options import Options
+from review_agent.records import Change, FileChange, Finding
+from review_agent.text.paths import (
     is_generated_name,
     is_generated_text,
     is_minified_name,
     is_vendored,
     matches_any,
 )
-from review_agent.config.options import Options
-from review_agent.records import Change, FileChange, Finding
 
 EXEMPTION = Rule("self-exemption", "info",
                  "the change exempts itself from part of the review: check that it should")

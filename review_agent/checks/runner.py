@@ -20,8 +20,14 @@ from review_agent.checks import (
     testing,
 )
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, finding
-from review_agent.checks.lexer import Syntax, split_line, syntax_for
-from review_agent.checks.paths import (
+from review_agent.checks.scope import Source
+from review_agent.config.options import Options
+from review_agent.hook import early
+from review_agent.records import Change, DiffLine, FileChange, Finding
+from review_agent.text.lexer import Syntax, split_line, syntax_for
+from review_agent.text.line_offsets import line_start
+from review_agent.text.literals import any_of
+from review_agent.text.paths import (
     is_generated_name,
     is_generated_text,
     is_lock_file,
@@ -32,12 +38,6 @@ from review_agent.checks.paths import (
     language_of,
     matches_any,
 )
-from review_agent.checks.scope import Source
-from review_agent.config.options import Options
-from review_agent.hook import early
-from review_agent.records import Change, DiffLine, FileChange, Finding
-from review_agent.text.line_offsets import line_start
-from review_agent.text.literals import any_of
 
 _FAMILIES = (debugging, security, exceptions, testing, suppressions, conflicts)
 LINE_CHECKS: tuple[LineCheck, ...] = tuple(c for fam in _FAMILIES for c in fam.CHECKS)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import bisect
 import re
 
-from review_agent.checks.lexer import PYTHON, split_line
 from review_agent.records import FileChange
+from review_agent.text.lexer import PYTHON, split_line
 
 _HEADER = re.compile(r"(async\s+)?(def|class|if|elif|else|for|while|with|try|except|finally"
                      r"|match|case)\b")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, LineFn, Rule
-from review_agent.checks.paths import JS_FAMILY
+from review_agent.text.paths import JS_FAMILY
 
 EVAL_EXEC = Rule("eval-exec", "warning",
                  "eval/exec of a string runs arbitrary code if any part of it comes from input")

@@ -11,8 +11,8 @@ from review_agent.checks.base import FileInfo, Rule, finding, first_line
 from review_agent.checks.locks import upgrade_only
 from review_agent.checks.lost_tests import lost_tests, test_defs
 from review_agent.checks.neutral import new_behaviour
-from review_agent.checks.paths import LOCK_MANIFESTS, SOURCE, is_test_file_name
 from review_agent.records import FileChange, Finding
+from review_agent.text.paths import LOCK_MANIFESTS, SOURCE, is_test_file_name
 
 TESTS_DELETED = Rule("tests-deleted", "warning",
                      "tests deleted: the behaviour they guarded is no longer checked; make sure "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
-from review_agent.checks.paths import JS_FAMILY
+from review_agent.text.paths import JS_FAMILY
 
 FOCUSED = Rule("focused-test", "error",
                "focused test: the runner will run only this and silently skip the rest of "

@@ -9,17 +9,6 @@ from collections.abc import Callable, Mapping
 from functools import partial
 
 from review_agent import secrets
-from review_agent.checks.paths import (
-    SOURCE,
-    is_generated_name,
-    is_generated_text,
-    is_lock_file,
-    is_minified_name,
-    is_test_path,
-    is_vendored,
-    language_of,
-    matches_any,
-)
 from review_agent.config.options import Options
 from review_agent.hook import early
 from review_agent.records import (
@@ -33,6 +22,17 @@ from review_agent.records import (
 from review_agent.secrets import SecretHit, known, regions
 from review_agent.secrets.decode import decode_wide
 from review_agent.text.line_offsets import line_count, pieces
+from review_agent.text.paths import (
+    SOURCE,
+    is_generated_name,
+    is_generated_text,
+    is_lock_file,
+    is_minified_name,
+    is_test_path,
+    is_vendored,
+    language_of,
+    matches_any,
+)
 
 SNIFF = 8192  # bytes looked at for NUL (binary) and generated-code markers
 MINIFIED_AVG = 500  # average line length above which text is minified, not written

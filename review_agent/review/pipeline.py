@@ -306,7 +306,7 @@ def run_team(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
 
 def _has_tests(root: Path, change: Change) -> bool | None:
     """Asked of git only when it matters: source changed and no test file touched."""
-    from review_agent.checks.paths import is_test_path
+    from review_agent.text.paths import is_test_path
 
     if any(is_test_path(f.path) for f in change.files):
         return True
@@ -317,7 +317,7 @@ def _has_tests(root: Path, change: Change) -> bool | None:
 
 def needs_test_search(change: Change) -> bool:
     """Whether the review asks git if the repository has tests (`_has_tests`)."""
-    from review_agent.checks.paths import is_test_path, language_of
+    from review_agent.text.paths import is_test_path, language_of
 
     return (not any(is_test_path(f.path) for f in change.files)
             and any(language_of(f.path) for f in change.files))

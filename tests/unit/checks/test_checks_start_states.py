@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from review_agent.checks.lexer import Syntax, split_line, syntax_for
 from review_agent.checks.runner import start_states
+from review_agent.text.lexer import Syntax, split_line, syntax_for
 from tests.conftest import Repo
 from tests.unit.checks.test_checks_stream import POOL
 

@@ -10,8 +10,8 @@ import pytest
 
 from review_agent.checks import runner, stream
 from review_agent.checks.base import FileInfo
-from review_agent.checks.paths import language_of
 from review_agent.records import FileChange
+from review_agent.text.paths import language_of
 from review_agent.vcs import diff, git
 from review_agent.vcs.whole_files import whole_file
 from tests.conftest import Repo

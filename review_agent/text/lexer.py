@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from review_agent.checks.paths import JS_FAMILY
+from review_agent.text.paths import JS_FAMILY
 
 
 class Syntax(NamedTuple):
