@@ -109,8 +109,8 @@ def _prework(root: Path, options: Options) -> None:
     rules here and the scan beside them in a child for a big change."""
     from review_agent.checks.runner import precheck
     from review_agent.hook import early
-    from review_agent.review.context import keep_skip_reason
     from review_agent.review.filters import PRAGMA, names_review_agent
+    from review_agent.review.skips import keep_skip_reason
     from review_agent.secrets.staged import prescan
 
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths

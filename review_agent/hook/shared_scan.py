@@ -31,7 +31,7 @@ def files_left(ctx: TeamContext) -> list[FileChange]:
     """The files whose secret scan or skip reason the bundle will take and nobody found
     ahead, in order; none when the bundle scans more than the added lines (its excerpts'
     own scans)."""
-    from review_agent.review.context import has_skip_reason
+    from review_agent.review.skips import has_skip_reason
     from review_agent.secrets import staged
     from review_agent.team.staging import scans_added_lines_only
 
@@ -49,7 +49,7 @@ def _scan_one(ctx: TeamContext, fc: FileChange
               ) -> tuple[list[SecretHit] | None, bool, str | None]:
     """What the bundle takes of one file, when not found ahead: (its scan or None, whether
     its skip reason is here, the reason)."""
-    from review_agent.review.context import has_skip_reason, skip_reason
+    from review_agent.review.skips import has_skip_reason, skip_reason
     from review_agent.secrets import staged
 
     allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths
@@ -64,7 +64,7 @@ def _scan_one(ctx: TeamContext, fc: FileChange
 
 def _keep_one(ctx: TeamContext, fc: FileChange,
               done: tuple[list[SecretHit] | None, bool, str | None]) -> None:
-    from review_agent.review.context import has_skip_reason, keep_skip_reason
+    from review_agent.review.skips import has_skip_reason, keep_skip_reason
     from review_agent.secrets import staged
 
     allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths

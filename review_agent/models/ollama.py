@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from review_agent.models import parse
 from review_agent.models.base import ModelSettings
+from review_agent.models.chat import ChatModel
+from review_agent.models.endpoint import api_key, checked_url
+from review_agent.models.envelope import Message, read_ollama_chat
 from review_agent.models.http import HttpFailure, post
-from review_agent.models.openai import OpenAIModel, api_key, checked_url
 
 DEFAULT_PORT = 11434
 DEFAULT_HOST = f"http://127.0.0.1:{DEFAULT_PORT}"
@@ -92,62 +94,15 @@ def context_length(show: Mapping[str, Any]) -> int | None:
     return None
 
 
-def read_chat(body: bytes) -> parse.Message:
-    """An /api/chat reply (or an OpenAI-shaped one, from a proxy that speaks both)."""
-    try:
-        data = json.loads(body.decode("utf-8", "replace"))
-    except ValueError:
-        text = body.decode("utf-8", "replace")
-        if text.lstrip().startswith("{"):  # a stream of JSON lines: the last says done
-            return _json_lines(text)
-        raise parse.ParseError("response is not JSON") from None
-    if isinstance(data, dict) and "choices" in data:
-        return parse.read_response(body)
-    message = data.get("message") if isinstance(data, dict) else None
-    if not isinstance(message, dict):
-        raise parse.ParseError("response has no message")
-    text = parse._text_of(message.get("content"))
-    if not text.strip():
-        text = parse._tool_arguments(message.get("tool_calls"))
-    reason = data.get("done_reason")
-    sent, got = data.get("prompt_eval_count"), data.get("eval_count")
-    return parse.Message(text, reason if isinstance(reason, str) else None,
-                         sent if isinstance(sent, int) else None,
-                         got if isinstance(got, int) else None,
-                         bool(message.get("thinking")))
-
-
-def _json_lines(text: str) -> parse.Message:
-    pieces: list[str] = []
-    reason: str | None = None
-    sent = got = None
-    for line in text.splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        message = data.get("message")
-        if isinstance(message, dict) and isinstance(message.get("content"), str):
-            pieces.append(message["content"])
-        if isinstance(data.get("done_reason"), str):
-            reason = data["done_reason"]
-        sent = data.get("prompt_eval_count", sent)
-        got = data.get("eval_count", got)
-    return parse.Message("".join(pieces), reason, sent if isinstance(sent, int) else None,
-                         got if isinstance(got, int) else None, False)
-
-
-class OllamaModel(OpenAIModel):
+class OllamaModel(ChatModel):
     """A model on an Ollama server, through /api/chat with an explicit num_ctx."""
 
-    __slots__ = ("_context", "_show_lock", "context_note")
+    __slots__ = ("_shown", "_show_lock", "context_note")
 
     def __init__(self, spec: str, name: str, base_url: str, settings: ModelSettings,
                  key: str | None) -> None:
         super().__init__(spec, name, base_url, settings, key)
-        self._context: int | None = None
+        self._shown: int | None = None
         self._show_lock = threading.Lock()
         self.context_note = ""
 
@@ -158,7 +113,7 @@ class OllamaModel(OpenAIModel):
     def context(self, deadline: float) -> int:
         """The model's context length, asked of /api/show once."""
         with self._show_lock:
-            if self._context is None:
+            if self._shown is None:
                 found: int | None = None
                 try:
                     body = post(f"{self.base_url}/api/show", {"model": self.name},
@@ -167,21 +122,23 @@ class OllamaModel(OpenAIModel):
                     found = context_length(data) if isinstance(data, dict) else None
                 except (HttpFailure, ValueError):
                     found = None
-                self._context = found or FALLBACK_CONTEXT
+                self._shown = found or FALLBACK_CONTEXT
                 if found is None:
                     self.context_note = (f"the model's context length is unknown; "
                                          f"assuming {FALLBACK_CONTEXT} tokens")
-            return self._context
+            return self._shown
 
     def budget_notes(self) -> list[str]:
         return [self.context_note] if self.context_note else []
 
     def budget(self, deadline: float) -> int:
-        return min(self.settings.token_budget, self.context(deadline))
+        learnt = self.learnt_context()
+        return min(self.settings.token_budget, self.context(deadline),
+                   learnt if learnt is not None else self.settings.token_budget)
 
-    def _payload(self, messages: list[dict[str, str]], fmt: str,
-                 schema: Mapping[str, Any] | None, temperature: bool, max_tokens: int,
-                 tokens_field: str = "max_tokens") -> dict[str, Any]:
+    def payload(self, messages: list[dict[str, str]], fmt: str,
+                schema: Mapping[str, Any] | None, temperature: bool, max_tokens: int,
+                tokens_field: str = "max_tokens") -> dict[str, Any]:
         options: dict[str, Any] = {"num_ctx": self.budget(self.deadline()),
                                    "num_predict": max_tokens}
         if temperature:
@@ -194,16 +151,11 @@ class OllamaModel(OpenAIModel):
             payload["format"] = "json"
         return payload
 
-    def _read(self, body: bytes) -> parse.Message:
-        return read_chat(body)
-
-    def _explain(self, exc: HttpFailure) -> str:
-        return str(exc)
+    def read(self, body: bytes) -> Message:
+        return read_ollama_chat(body)
 
 
 def _soon() -> float:
-    import time
-
     return time.monotonic() + SHOW_TIMEOUT
 
 

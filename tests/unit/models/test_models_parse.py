@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from review_agent.models import parse
-from review_agent.models.parse import ParseError
+from review_agent.models import envelope, parse, reply_json
+from review_agent.models.reply_json import ParseError
 
 GOOD = {"path": "src/app.py", "line": 3, "severity": "warning", "rule": "debug-print",
         "message": "print() left in"}
@@ -81,11 +81,11 @@ def test_some_malformed_items_are_noted_not_silent() -> None:
 
 def test_message_content_of_envelope() -> None:
     body = json.dumps({"choices": [{"message": {"content": "hi"}}]}).encode()
-    assert parse.message_content(body) == "hi"
+    assert envelope.message_content(body) == "hi"
     for bad in (b"<html>", b"{}", b'{"choices": []}',
                 b'{"choices": [{"message": {"content": null}}]}'):
         with pytest.raises(ParseError):
-            parse.message_content(bad)
+            envelope.message_content(bad)
 
 
 def test_artifact() -> None:
@@ -110,6 +110,6 @@ def test_lone_surrogates_from_json_escapes_are_replaced() -> None:
 def test_json_nested_past_the_recursion_limit_is_a_parse_error() -> None:
     deep = "[" * 200_000 + "]" * 200_000
     with pytest.raises(ParseError):
-        parse.read_response(deep.encode())
+        envelope.read_response(deep.encode())
     with pytest.raises(ParseError):
-        parse.json_object(deep)
+        reply_json.json_object(deep)

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from review_agent import secrets
 from review_agent.config.options import Options
 from review_agent.records import Change, ContextBundle, ContextFile, DiffLine
-from review_agent.review.context import file_size, render_bundle, stage_review_context
+from review_agent.review.context import stage_review_context
+from review_agent.review.render import file_size, render_bundle
 from review_agent.secrets import planted_examples
 from review_agent.vcs import git
 from tests.conftest import Repo
@@ -434,7 +435,7 @@ HEADER_CASES = [
 
 
 def test_headers_in_other_languages() -> None:
-    from review_agent.review.context import find_header
+    from review_agent.text.scopes import find_header
 
     for language, text, line_no, expected in HEADER_CASES:
         lines = dict(enumerate(text.split("\n"), 1))
