@@ -36,9 +36,10 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     if verbose:
         _explain(report)
     if output:
+        from review_agent import safe_write
+
         try:
-            with open(output, "w", encoding="utf-8", errors="backslashreplace",
-                      newline="\n") as fh:
+            with safe_write.replacing(output, errors="backslashreplace") as fh:
                 writer(fmt)(report, fh, color=False)
         except OSError as exc:
             raise ReviewAgentError(f"cannot write {output}: {exc.strerror}") from None

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from review_agent import safe_write
 from review_agent.cli.output import emit, exit_code, shows_excerpts
 from review_agent.config.ci_env import BaseGuess, detect_base
 from review_agent.config.command_line import warn
@@ -90,6 +91,22 @@ def fetch_missing_branches(root: Path, branches: list[str]) -> None:
             warn(f"could not fetch origin/{branch}")
 
 
+def refuse_outside(root: Path, env: Mapping[str, str], paths: Mapping[str, str | None]
+                   ) -> None:
+    """The files `ci` writes stay in the working directory, the repository or the runner's
+    temp directory, links followed: a branch that commits `out -> ~` cannot aim a report
+    at the runner's home."""
+    roots: list[str | Path] = [Path.cwd(), root]
+    if env.get("RUNNER_TEMP"):
+        roots.append(env["RUNNER_TEMP"])
+    for flag, path in paths.items():
+        if path and not safe_write.inside(path, roots):
+            where = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+            raise ReviewAgentError(
+                f"{flag} {path}: its directory resolves to {where}, outside the working "
+                "directory and the repository; refused (write under them, or $RUNNER_TEMP)")
+
+
 def cli_overrides(options: Options) -> dict[str, Any]:
     """The fields the command line set (they differ from the defaults): they beat the config."""
     defaults = Options()
@@ -124,6 +141,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
     from review_agent.review.pipeline import review_change, review_incomplete
 
     env = os.environ if env is None else env
+    refuse_outside(root, env, {"--output": output, "--events": events_path})
     part = _shard(shard, env)
     guess = BaseGuess((base,), "--base") if base else detect_base(env)
     if not guess.available:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from review_agent import safe_write
 from review_agent.errors import ReviewAgentError
 from review_agent.resources import hooks_dir
 from review_agent.vcs import git
@@ -42,10 +43,8 @@ def install_command(root: Path, hook: str, force: bool, stream: TextIO) -> int:
             os.replace(target, target.with_name(target.name + BACKUP_SUFFIX))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.review-agent-tmp")
-        tmp.write_text(hook_script(hook), encoding="utf-8")
-        tmp.chmod(0o755)
-        os.replace(tmp, target)
+        # a temp file of a random name beside it, never a link a branch committed there
+        safe_write.write_text(target, hook_script(hook), mode=0o755)
     except OSError as exc:
         raise ReviewAgentError(f"cannot write {target}: {exc.strerror}") from None
     stream.write(f"review-agent: installed {hook} hook at {target}\n")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from review_agent import safe_write
 from review_agent.config.layers import inside, layered_options
 from review_agent.config.options import Options, parse_config_blob, read_config
 from review_agent.errors import ConfigError, ReviewAgentError
@@ -71,10 +71,8 @@ def pin(blob: bytes, kind: str, suffix: str) -> Path:
     pinned = cache_dir() / kind / f"{hashlib.sha256(blob).hexdigest()[:32]}{suffix}"
     try:
         pinned.parent.mkdir(parents=True, exist_ok=True)
-        if not pinned.is_file() or pinned.read_bytes() != blob:
-            tmp = pinned.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_bytes(blob)
-            os.replace(tmp, pinned)
+        if pinned.is_symlink() or not pinned.is_file() or pinned.read_bytes() != blob:
+            safe_write.write_bytes(pinned, blob, mode=0o600)
     except OSError as exc:
         raise ReviewAgentError(f"cannot keep a file of the base revision in {pinned.parent}: "
                                f"{exc.strerror}; pass --config-from head") from None

@@ -326,8 +326,10 @@ def _finalize(graph: Graph, registry: Mapping[str, NodeFn], state: dict[str, Any
 
 def events_writer(path: str | Path) -> tuple[EventSink, Callable[[], None]]:
     """An event sink appending JSON lines to `path`, and the function that closes it."""
+    from review_agent import safe_write
+
     try:
-        stream: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by caller
+        stream: IO[str] = safe_write.open_append(path)  # closed by the caller
     except OSError as exc:
         raise ReviewAgentError(f"cannot write events to {path}: {exc.strerror}") from None
 

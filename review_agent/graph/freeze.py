@@ -20,6 +20,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from review_agent import safe_write
 from review_agent.graph.ir import Edge, Graph, Limits, Node, When
 from review_agent.graph.spec import parse_graph
 from review_agent.resources import default_graph_path
@@ -125,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         stale.append(path)
         if "--check" not in args:
-            path.write_text(wanted, encoding="utf-8")
+            safe_write.write_text(path, wanted)
     if stale and "--check" in args:
         for path in stale:
             sys.stderr.write(f"{path} is out of date: run python -m review_agent.graph.freeze\n")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
+
+from review_agent import safe_write
 
 VERSION = "v1"  # bump when the stored text changes meaning
 
@@ -65,18 +66,10 @@ def store_plan(root: Path, k: str, text: str) -> bool:
 
 
 def _write(target: Path, text: str) -> bool:
+    """Atomically and never through a link (`safe_write`), private to the user."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        import tempfile  # not at import: it imports shutil (zlib, bz2, lzma)
-
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        safe_write.write_text(target, text, mode=0o600)
     except OSError:
         return False
     return True
@@ -96,12 +89,4 @@ def load_note(root: Path, kind: str, name: str) -> str | None:
 
 def store_note(root: Path, kind: str, name: str, value: str) -> bool:
     """Remember `value` for `name` (atomically; a failure is ignored and reported as False)."""
-    target = _note_path(root, kind, name)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".tmp-{os.getpid()}-{threading.get_ident()}")
-        tmp.write_text(value + "\n", encoding="utf-8")
-        os.replace(tmp, target)
-    except OSError:
-        return False
-    return True
+    return _write(_note_path(root, kind, name), value + "\n")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import TextIO
 
+from review_agent import safe_write
 from review_agent.records import Finding, Report
 from review_agent.report import markdown
 from review_agent.report.common import (
@@ -12,6 +14,7 @@ from review_agent.report.common import (
     counts,
     hidden_line,
     no_controls,
+    one_line,
     shown,
     summary_line,
 )
@@ -65,6 +68,11 @@ def write(report: Report, stream: TextIO, *, color: bool = False,
 
 
 def append_summary(report: Report, path: str) -> None:
-    """Append the Markdown rendering to `$GITHUB_STEP_SUMMARY`."""
-    with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
-        fh.write(markdown.render(report))
+    """Append the Markdown rendering to `$GITHUB_STEP_SUMMARY` (never through a link); a
+    summary that cannot be written is a warning on stderr: the report itself is written."""
+    try:
+        with safe_write.open_append(path, errors="backslashreplace") as fh:
+            fh.write(markdown.render(report))
+    except OSError as exc:
+        sys.stderr.write(f"{TOOL_NAME}: warning: cannot write the job summary {one_line(path)}: "
+                         f"{exc.strerror}\n")

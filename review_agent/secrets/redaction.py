@@ -9,6 +9,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from review_agent import safe_write
 from review_agent.records import Finding
 from review_agent.secrets import known
 from review_agent.secrets.hit import SecretHit
@@ -53,12 +54,7 @@ def _key_at(path: Path) -> bytes:
     key = os.urandom(KEY_BYTES)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        import tempfile  # not at import: it imports shutil (zlib, bz2, lzma)
-
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(key)
-        os.replace(tmp, path)  # mkstemp made it 0600
+        safe_write.write_bytes(path, key, mode=0o600)
     except OSError:
         pass
     return key

@@ -335,7 +335,8 @@ def test_every_format_carries_the_same_findings(world: World, tmp_path: Path, fm
     reference = json_findings(world.clone, monkeypatch, capsys, "--base", "origin/main")
     out_file = tmp_path / f"report.{fmt}"
     code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", fmt, "--output",
-                            str(out_file), "--base", "origin/main")
+                            str(out_file), "--base", "origin/main",
+                            env={"RUNNER_TEMP": str(tmp_path)})
     assert code == 0, err
     assert out.startswith("review-agent: ") and str(out_file) in out  # summary on stdout
     text = out_file.read_text()
@@ -455,7 +456,8 @@ def test_a_secret_never_appears_whole_in_any_format(world: World, tmp_path: Path
     for fmt in ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown"):
         out_file = tmp_path / f"r.{fmt}"
         code, out, err = run_ci(world.clone, monkeypatch, capsys, "--format", fmt,
-                                "--output", str(out_file), "--base", "origin/main")
+                                "--output", str(out_file), "--base", "origin/main",
+                                env={"RUNNER_TEMP": str(tmp_path)})
         assert code == 1, err  # a reported secret fails the pipeline
         assert "failing the pipeline: 1 secret found (config/settings.py:1" in err
         text = out_file.read_text()

@@ -104,7 +104,8 @@ def run_step(name: str, cwd: Path, env: dict[str, str], action_env: dict[str, st
 def test_action_inputs_and_defaults() -> None:
     inputs = ACTION["inputs"]
     assert inputs["format"]["default"] == "sarif"
-    assert inputs["output"]["default"] == "review-agent.sarif"
+    assert inputs["output"]["default"] == "auto"  # $RUNNER_TEMP/review-agent.sarif
+    assert inputs["html"]["default"] == "auto"
     assert inputs["fail-on"]["default"] == "never"
     assert inputs["model"]["default"] == "builtin"
     assert {"base-url", "python-version", "version"} <= set(inputs)
@@ -140,19 +141,24 @@ def test_action_steps_install_and_review(world: World, tmp_path: Path,  # noqa: 
     reviewed = run_step("Review", world.clone.path, env, action_env)
     assert reviewed.returncode == 0, reviewed.stderr
     assert reviewed.stdout.startswith("review-agent: ")
-    sarif = json.loads((world.clone.path / "review-agent.sarif").read_text())
+    # the report goes under $RUNNER_TEMP, where no branch can have committed a link
+    report = Path(action_env["runner_temp"]) / "review-agent.sarif"
+    assert not (world.clone.path / "review-agent.sarif").exists()
+    sarif = json.loads(report.read_text())
     jsonschema.Draft4Validator(SCHEMA).validate(sarif)
     got = {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"])
            for r in sarif["runs"][0]["results"] if r["ruleId"] in ("debugger", "eval-exec")}
     assert got == EXPECTED
     assert "## review-agent review" in summary.read_text()
-    assert outputs.read_text().split("\n")[:2] == ["report=review-agent.sarif", "exit-code=0"]
+    assert outputs.read_text().split("\n")[:2] == [f"report={report}", "exit-code=0"]
 
     before = summary.read_text()
     paged = run_step("Review page", world.clone.path, env, action_env)
     assert paged.returncode == 0, paged.stderr
-    page = (world.clone.path / "review-agent.html").read_text()
+    page_path = Path(action_env["runner_temp"]) / "review-agent.html"
+    assert f"page={page_path}" in outputs.read_text().split("\n")
+    page = page_path.read_text()
     assert page.startswith("<!doctype html>") and 'data-rule="eval-exec"' in page
     assert summary.read_text() == before  # the page's run adds no second job summary
 
@@ -160,4 +166,4 @@ def test_action_steps_install_and_review(world: World, tmp_path: Path,  # noqa: 
                      action_env, fail_on="warning", format="github", output="")
     assert gated.returncode == 1
     assert "::warning file=src/app.py,line=2,endLine=2" in gated.stdout
-    assert outputs.read_text().split("\n")[2:4] == ["report=", "exit-code=1"]
+    assert outputs.read_text().split("\n")[3:5] == ["report=", "exit-code=1"]

@@ -48,7 +48,9 @@ def branch(git_repo: Repo) -> Repo:
 
 
 def _ci(repo: Repo, *args: str) -> tuple[int, str, str]:
-    proc = run_cli(repo.path, "ci", "--base", "main", *args)
+    # reports go beside the clone, as to a runner's temp directory (ci writes nowhere else)
+    proc = run_cli(repo.path, "ci", "--base", "main", *args,
+                   env={"RUNNER_TEMP": str(repo.path.parent)})
     return proc.returncode, proc.stdout, proc.stderr
 
 
