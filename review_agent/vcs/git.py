@@ -459,7 +459,8 @@ def stream_blob(root: str | Path, sha: str) -> Iterator[bytes]:
     if not sha or not all(c in "0123456789abcdef" for c in sha):
         raise GitError(f"not an object id: {sha!r}")
     try:
-        yield from proc_stream(("git", "cat-file", "blob", sha), cwd=root, env=git_env())
+        yield from proc_stream(("git", *SAFE_CONFIG, "cat-file", "blob", sha), cwd=root,
+                               env=git_env())
     except OSError as exc:
         raise GitError(f"cannot read blob {sha[:12]}: {exc.strerror}") from None
 

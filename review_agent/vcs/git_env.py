@@ -33,8 +33,12 @@ DIFF_OPTIONS = (
 STAGED_DIFF_OPTIONS = tuple("-U0" if o == "-U3" else o for o in DIFF_OPTIONS)
 
 # Before every command: nothing the repository configures may run. `core.fsmonitor` names
-# a program that `diff-index` and `ls-files` execute; no pager; quoted paths stay raw.
-SAFE_CONFIG = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
+# a program that `diff-index` and `ls-files` execute; `core.hooksPath` may point into the
+# checkout (husky, lefthook), where the branch under review chose the hooks that a ref
+# update (`ci`'s fetch: `reference-transaction`) or an auto gc (`pre-auto-gc`) would run;
+# no pager; quoted paths stay raw. `-c` reaches the git children too (GIT_CONFIG_PARAMETERS).
+SAFE_CONFIG = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+               "-c", "core.quotePath=false")
 
 
 def child_env(env: Mapping[str, str]) -> dict[str, str]:

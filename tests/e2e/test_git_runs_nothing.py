@@ -1,0 +1,67 @@
+"""git never runs a program of the repository's during a review (issue 22, item 5).
+
+husky and lefthook point `core.hooksPath` into the checkout, so the branch under review
+chooses what is there; `ci` fetches a missing base branch and deepens a shallow clone,
+and each ref update would run the branch's `reference-transaction` hook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from test_ci import EXPECTED, World, clone_of, keyed, world  # noqa: F401 - fixture reused
+
+HOOKS = ("reference-transaction", "pre-auto-gc", "post-checkout", "post-index-change",
+         "post-rewrite", "fsmonitor-watchman")
+
+
+def plant_hooks(world: World, marker: Path) -> None:  # noqa: F811
+    """The branch commits executable hooks in .husky/, each appending its name to `marker`."""
+    for name in HOOKS:
+        path = world.clone.path / ".husky" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"#!/bin/sh\necho {name} >> '{marker}'\n")
+        path.chmod(0o755)
+    world.clone.git("add", ".husky")
+    world.clone.git("commit", "-q", "--no-verify", "-m", "husky hooks")
+    world.clone.git("push", "-q", "origin", "feature")
+
+
+def test_ci_fetch_and_deepen_run_no_hook_from_the_checkout(world: World,  # noqa: F811
+                                                           tmp_path: Path) -> None:
+    marker = tmp_path / "hooks-ran.txt"
+    plant_hooks(world, marker)
+    for i in range(60):  # main's history is longer than the first fetch
+        world.upstream.commit(f"main {i}", {"docs/log.md": f"{i}\n"})
+    world.upstream.git("push", "-q", "origin", "main")
+    # as a GitLab runner clones (its branch only, shallow), then `npx husky` in a step
+    clone = clone_of(world.origin, tmp_path / "gl", "--depth", "2", "--single-branch",
+                     "--branch", "feature")
+    clone.git("config", "core.hooksPath", ".husky")
+    proc = subprocess.run(["review-agent", "ci", "--format", "json"], cwd=clone.path,
+                          text=True, capture_output=True,
+                          env={**os.environ, "GITLAB_CI": "true",
+                               "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"})
+    assert proc.returncode == 0, proc.stderr
+    assert "fetching its last 50 commits" in proc.stderr  # the fetch ran
+    assert "fetching 50 more commits" in proc.stderr  # and the deepening
+    assert keyed(json.loads(proc.stdout)["findings"]) == EXPECTED
+    assert not marker.exists(), marker.read_text()
+    # the hooks are live: any ref update by git itself runs them
+    clone.git("update-ref", "refs/tmp/probe", "HEAD")
+    assert "reference-transaction" in marker.read_text()
+
+
+def test_range_review_and_hook_run_no_hook_from_the_checkout(world: World,  # noqa: F811
+                                                             tmp_path: Path) -> None:
+    marker = tmp_path / "hooks-ran.txt"
+    plant_hooks(world, marker)
+    world.clone.git("config", "core.hooksPath", ".husky")
+    for args in (("review", "--base", "origin/main"), ("review", "--all-files"), ("hook",)):
+        proc = subprocess.run(["review-agent", *args], cwd=world.clone.path, text=True,
+                              capture_output=True)
+        assert proc.returncode == 0, (args, proc.stderr)
+    assert not marker.exists(), marker.read_text()
