@@ -59,17 +59,20 @@ def secret_fingerprint(rule: str, value: str) -> str:
 
 
 def unique(findings: Iterable[Finding]) -> list[Finding]:
-    """Equal fingerprints made unique in order: the second gets a derived one, and so on."""
+    """Equal fingerprints made unique, in order but deterministic findings first: the second
+    gets a derived one, and so on, so a model's finding never changes the fingerprint (what
+    a baseline matches) of one of ours."""
+    items = list(findings)
     seen: dict[str, int] = {}
-    out: list[Finding] = []
-    for f in findings:
-        n = seen.get(f.fingerprint, 0)
-        seen[f.fingerprint] = n + 1
+    fps: dict[int, str] = {}
+    for i in sorted(range(len(items)), key=lambda i: items[i].source == "model"):
+        base = items[i].fingerprint
+        n = seen.get(base, 0)
+        seen[base] = n + 1
         # a repeat keeps the line part, so a baseline can still match it by its line
-        fp = f.fingerprint if n == 0 else f.fingerprint[:LINE_KEY] + hashlib.sha256(
-            f"{f.fingerprint}\0{n}".encode()).hexdigest()[:16 - LINE_KEY]
-        out.append(f._replace(fingerprint=fp))
-    return out
+        fps[i] = base if n == 0 else base[:LINE_KEY] + hashlib.sha256(
+            f"{base}\0{n}".encode()).hexdigest()[:16 - LINE_KEY]
+    return [f._replace(fingerprint=fps[i]) for i, f in enumerate(items)]
 
 
 def bare_rule(rule: str) -> str:
@@ -118,8 +121,13 @@ def _topic(f: Finding) -> str:
 
 
 def combine(a: Finding, b: Finding) -> Finding:
-    """One finding of two duplicates: the deterministic one's rule, the higher severity."""
-    keep, other = (b, a) if a.source == "model" and b.source != "model" else (a, b)
+    """One finding of two duplicates. A deterministic one stays exactly as it is whatever
+    a model says of its line (a model's "error" on a test fixture's key must not make it a
+    blocking secret, nor its "info" excuse one); two of a kind keep the higher severity."""
+    if (a.source == "model") != (b.source == "model"):
+        keep = b if a.source == "model" else a
+        return keep._replace(end_line=max(keep.end_line, keep.line))
+    keep, other = a, b
     if SEVERITY_RANK.get(other.severity, 0) > SEVERITY_RANK.get(keep.severity, 0):
         keep = keep._replace(severity=other.severity)
     return keep._replace(end_line=max(keep.end_line, keep.line))
@@ -152,16 +160,9 @@ def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str]
         else:
             group.append(f)
     merged = sorted((f for group in by_place.values() for f in group), key=sort_key)
-    seen: dict[str, int] = {}
-    out: list[Finding] = []
-    for f in merged:
-        # a fingerprint set upstream (the secret scanner's) is kept, only made unique
-        base = f.fingerprint or fingerprint(f, texts.get((f.path, f.line), ""))
-        n = seen.get(base, 0)
-        seen[base] = n + 1
-        fp = base if n == 0 else hashlib.sha256(f"{base}\0{n}".encode()).hexdigest()[:16]
-        out.append(f._replace(fingerprint=fp))
-    return tuple(out)
+    # a fingerprint set upstream (the secret scanner's) is kept, only made unique
+    return tuple(unique(f._replace(fingerprint=f.fingerprint or fingerprint(
+        f, texts.get((f.path, f.line), ""))) for f in merged))
 
 
 def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int]:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from review_agent.records import Finding
-from review_agent.review.findings import fingerprint, limit, line_texts, merge, similar
+from review_agent.review.findings import fingerprint, limit, line_texts, merge, similar, unique
 from review_agent.vcs import git
 from tests.conftest import Repo
 
@@ -26,7 +26,7 @@ def test_builtin_and_model_same_rule_same_line_are_one_finding() -> None:
     assert len(merged) == 1
     assert merged[0].rule == "debug-print"  # the builtin's id
     assert merged[0].source == "builtin"
-    assert merged[0].severity == "error"  # the more severe
+    assert merged[0].severity == "warning"  # ours: a model never changes a builtin finding
 
 
 def test_model_message_similar_to_builtin_on_same_line_merges() -> None:
@@ -129,3 +129,19 @@ def test_limit_accounts_for_every_finding(fs: list[Finding], n: int) -> None:
     if hidden:
         rank = {"error": 3, "warning": 2, "info": 1}
         assert min(rank[f.severity] for f in shown) >= max(rank[f.severity] for f in rest)
+
+
+def test_a_model_never_changes_a_deterministic_finding_or_its_fingerprint() -> None:
+    """Issue 22, 4: the fold keeps ours exactly; uniqueness serves ours first."""
+    for source in ("builtin", "secrets"):
+        ours = F(sev="info", rule="secret/x" if source == "secrets" else "debug-print",
+                 source=source)._replace(fingerprint="a" * 16)
+        for sev in ("error", "warning", "info"):
+            theirs = F(sev=sev, rule="model/" + ours.rule, msg="something else entirely",
+                       source="model")
+            assert merge([theirs, ours]) == (ours,)
+            assert merge([ours, theirs]) == (ours,)
+    builtin = F(line=9)._replace(fingerprint="b" * 16)
+    model = F(line=1, rule="model/other", source="model")._replace(fingerprint="b" * 16)
+    out = unique([model, builtin])
+    assert out[1].fingerprint == "b" * 16 and out[0].fingerprint != "b" * 16
