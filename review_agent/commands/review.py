@@ -55,11 +55,11 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     staged_read.import_while_reading(REVIEW_MODULES)
     options = _hook_options(args, root)
     _prework(root, options)  # while git diffs the rest (when it was started early)
+    stopped = "commit stopped"
     try:
         hook = _hook_change(root, args, env)
-    except ReviewAgentError as exc:
-        warn(f"{exc}; review skipped")
-        return 1 if options.strict else 0
+    except ReviewAgentError as exc:  # nothing to scan: the gate fails closed
+        return scan_failed(exc, options, stopped)
     if hook.change is None:
         if not args.quiet:
             stream.write(f"review-agent: {hook.label}\n")
@@ -68,7 +68,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
     if needs_test_search(hook.change):
         staged_read.search_tests(root)
-    stopped = "push stopped" if hook.push else "commit stopped"
+    stopped = "push stopped" if hook.push else stopped
     try:
         try:
             return _review_and_report(root, hook.change, options, args, stream,
@@ -87,7 +87,10 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         from review_agent.commands.secrets_cmd import change_report
         from review_agent.review.gate import secret_gate
 
-        report = change_report(root, hook.change, options, hook.blobs)
+        try:
+            report = change_report(root, hook.change, options, hook.blobs)
+        except ReviewAgentError as failed:
+            return scan_failed(failed, options, stopped)
         try:  # inline ignores and the baseline hold here too
             from review_agent.review import filters
             from review_agent.review.pipeline import with_new_blobs
@@ -100,6 +103,19 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
              no_color=args.no_color, quiet=args.quiet)
         return max(secret_gate(report.findings, options, stopped), int(options.strict))
+
+
+def scan_failed(exc: Exception, options: Options, stopped: str) -> int:
+    """The secret scan could not run at all: 1 and one line saying why, as gitleaks does
+    (a staged key must not pass because git or the machine misbehaved), unless the
+    configuration says `fail_on_secrets: false` (a warning then, and 0)."""
+    reason = f"the secret scan could not run: {exc}"
+    if not options.fail_on_secrets:
+        warn(f"{reason}; review skipped (fail_on_secrets: false)")
+        return 1 if options.strict else 0
+    sys.stderr.write(f"review-agent: error: {reason}; {stopped} "
+                     "(`fail_on_secrets: false` lets it go on without the scan)\n")
+    return 1
 
 
 def _prework(root: Path, options: Options) -> None:

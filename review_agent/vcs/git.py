@@ -30,6 +30,10 @@ from review_agent.vcs.proc import ProcResult, Session, run
 from review_agent.vcs.proc import stream as proc_stream
 
 SYMLINK_MODE = "120000"
+# what `hooks_dir` asks with: SAFE_CONFIG less the hooksPath pin it is asking about
+HOOKS_QUESTION_CONFIG = tuple(o for i, o in enumerate(SAFE_CONFIG)
+                              if "core.hooksPath=" not in o
+                              and not (o == "-c" and "core.hooksPath=" in SAFE_CONFIG[i + 1]))
 
 
 __all__ = ["DIFF_OPTIONS", "HOSTILE_ENV", "SAFE_CONFIG"]  # re-exported: the one list of each
@@ -48,13 +52,14 @@ def _first_line(stderr: bytes) -> str:
 
 
 def _git(root: str | Path, *args: str, stdin: bytes | None = None,
-         ok: Iterable[int] = (0,), timeout: float | None = None) -> ProcResult:
+         ok: Iterable[int] = (0,), timeout: float | None = None,
+         config: Sequence[str] = SAFE_CONFIG) -> ProcResult:
     env = git_env()
     if timeout is not None:  # a network command: never wait on a password prompt
         env["GIT_TERMINAL_PROMPT"] = "0"
         stdin = b"" if stdin is None else stdin
     try:
-        res = run(("git", *SAFE_CONFIG, *args), cwd=root, stdin=stdin, env=env,
+        res = run(("git", *config, *args), cwd=root, stdin=stdin, env=env,
                   timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GitError(f"git {args[0]} timed out after {timeout:g}s") from None
@@ -108,8 +113,8 @@ def toplevel_and_head(cwd: str | Path) -> tuple[Path, str | None] | None:
     return None
 
 
-def _abs_path(root: str | Path, *args: str) -> Path:
-    return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args)))
+def _abs_path(root: str | Path, *args: str, config: Sequence[str] = SAFE_CONFIG) -> Path:
+    return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args, config=config)))
 
 
 def git_dir(root: str | Path) -> Path:
@@ -123,13 +128,21 @@ def common_dir(root: str | Path) -> Path:
 
 
 def hooks_dir(root: str | Path) -> Path:
-    """Where git looks for hooks, honouring `core.hooksPath`."""
-    return _abs_path(root, "--git-path", "hooks")
+    """Where git looks for hooks, honouring `core.hooksPath`: the one question asked
+    without SAFE_CONFIG's `core.hooksPath` pin (rev-parse runs no hook)."""
+    return _abs_path(root, "--git-path", "hooks", config=HOOKS_QUESTION_CONFIG)
+
+
+# The empty tree's id in each object format: a constant of git's, known to every repository
+# without being stored. (Hashing /dev/null gave a wrong answer, or none, whenever /dev/null
+# was not the empty device.)
+EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+              "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 
 
 def empty_tree(root: str | Path) -> str:
     """The id of the empty tree in this repository's hash (SHA-1 or SHA-256)."""
-    return _out(_git(root, "hash-object", "-t", "tree", "/dev/null"))
+    return EMPTY_TREE[object_format(root)]
 
 
 def resolve(root: str | Path, rev: str) -> str | None:

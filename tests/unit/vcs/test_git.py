@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,15 @@ def test_empty_tree_head_and_resolve(git_repo: Repo) -> None:
     assert git.empty_tree(root) == git_repo.git("mktree", input=b"").strip()
     assert git.head(root) is None
     assert git.resolve(root, "HEAD") is None
+
+    # the same constant in a SHA-256 repository, from git's own answer (mktree of nothing)
+    sha256 = root.parent / "sha256"
+    subprocess.run(["git", "init", "-q", "--object-format=sha256", str(sha256)], check=True)
+    assert git.object_format(sha256) == "sha256"
+    empty = git.empty_tree(sha256)
+    assert len(empty) == 64
+    assert empty == subprocess.run(["git", "mktree"], cwd=sha256, input=b"", check=True,
+                                   capture_output=True).stdout.decode().strip()
 
     first = git_repo.commit("one", {"a.txt": "a\n"})
     second = git_repo.commit("two", {"a.txt": "b\n"})
@@ -198,7 +208,7 @@ def test_staged_change_runs_at_most_three_read_only_git_processes(
     git_repo.stage({"a.txt": "a\n"})
     monkeypatch.setenv("PATH", f"{shim_dir}:{os.environ['PATH']}")
 
-    git.staged_change(git_repo.path)  # no commits: rev-parse, hash-object, diff-index
+    git.staged_change(git_repo.path)  # no commits: rev-parse, rev-parse (format), diff-index
     no_head = log.read_text().splitlines()
     git_repo.commit("one")
     git_repo.stage({"a.txt": "b\n"})

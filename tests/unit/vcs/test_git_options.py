@@ -23,7 +23,19 @@ def test_every_git_command_line_starts_with_safe_config() -> None:
         for m in SPAWN.finditer(path.read_text(encoding="utf-8")):
             found.append((path.relative_to(PACKAGE).as_posix(), m.group(1)))
     assert found, "no git command line found: the pattern is stale"
-    assert [f for f in found if f[1] != "*SAFE_CONFIG"] == []
+    # git._git takes `config` (SAFE_CONFIG unless told): only hooks_dir asks without the
+    # hooksPath pin, since it asks where the hooks are
+    assert [f for f in found if f[1] != "*SAFE_CONFIG"] == [("vcs/git.py", "*config")]
+
+
+def test_only_the_hooks_question_goes_without_the_hooks_pin() -> None:
+    from review_agent.vcs import git
+
+    source = (PACKAGE / "vcs" / "git.py").read_text(encoding="utf-8")
+    assert source.count("config=HOOKS_QUESTION_CONFIG") == 1
+    assert "def _git(" in source and "config: Sequence[str] = SAFE_CONFIG" in source
+    assert [o for o in git.HOOKS_QUESTION_CONFIG if "hooksPath" in o] == []
+    assert "core.fsmonitor=false" in git.HOOKS_QUESTION_CONFIG
 
 
 def test_the_empty_hooks_own_diff_carries_it() -> None:
