@@ -61,7 +61,24 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
 
     # the model's review rules too are the base's (.review-agent/rules.md of its tree)
     options = with_rules(options, lambda rel: tree.read(rel, "review rules"), warn)
+    gitleaks_from_tree(tree, warn)
     return options._replace(report_exemptions=True), prompt_files
+
+
+def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> None:
+    """The base revision's .gitleaks.toml and .gitleaksignore, for every scan of the range
+    (as the hook loads the work tree's): the organisation's own token formats are found and
+    its allowlists hold, and a branch that edits either file changes nothing."""
+    from review_agent.secrets import gitleaks_config
+
+    def read(rel: str) -> bytes | None:
+        try:
+            return tree.read(rel, rel)
+        except ConfigError as exc:  # a link or a directory at the base: not a config
+            warn(f"{exc}; not used")
+            return None
+
+    gitleaks_config.activate(gitleaks_config.load(read, warn))
 
 
 def pin(blob: bytes, kind: str, suffix: str) -> Path:
