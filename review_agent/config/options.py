@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from review_agent.errors import ConfigError
+from review_agent.text.user_regex import RE2Error, compile_re2
 
 FAIL_ON = ("error", "warning", "info", "never")
 MAX_CONFIG_BYTES = 1024 * 1024  # a configuration file larger than this is not read
@@ -93,19 +94,22 @@ def _strs(v: Any) -> tuple[str, ...]:
     return tuple(v)
 
 
-def _regexes(v: Any) -> tuple[str, ...]:
-    import re
+def check_regexes(patterns: tuple[str, ...], key: str, source: str,
+                  warn: Callable[[str], None]) -> tuple[str, ...]:
+    """The patterns RE2 compiles (user patterns run in linear time, RE2's syntax, as
+    gitleaks'); each other is one warning naming it, and left out."""
+    from review_agent.report.common import one_line
 
-    out = _strs(v)
-    for i, rx in enumerate(out, 1):
+    kept = []
+    for rx in patterns:
         try:
-            re.compile(rx)
-        except (re.error, RecursionError, OverflowError) as exc:
-            # the position, not the pattern: a config's text is never echoed
-            where = getattr(exc, "pos", None)
-            at = f" at character {where}" if isinstance(where, int) else ""
-            raise TypeError(f"a list of valid regexes (entry {i} is not one{at})") from None
-    return out
+            compile_re2(rx)
+        except RE2Error as exc:
+            warn(f"{source}: {key}: regex {one_line(rx)[:60]!r} skipped: {exc} (RE2 syntax, "
+                 "as gitleaks reads it)")
+            continue
+        kept.append(rx)
+    return tuple(kept)
 
 
 def _hosts(v: Any) -> tuple[str, ...]:
@@ -172,7 +176,7 @@ USER_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "allow_hosts": ("allow_hosts", _hosts),
 }
 SECRETS_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "allow": ("secrets_allow", _regexes),
+    "allow": ("secrets_allow", _strs),  # each checked by check_regexes
     "allow_paths": ("secrets_allow_paths", _strs),
 }
 
@@ -339,6 +343,9 @@ def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], No
         convert(spec, value, shown)
     if "disable" in updates:
         check_disable(updates["disable"], source, warn)
+    if updates.get("secrets_allow"):
+        updates["secrets_allow"] = check_regexes(updates["secrets_allow"], "secrets.allow",
+                                                 source, warn)
     return updates
 
 

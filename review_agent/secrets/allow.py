@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from review_agent.errors import ConfigError
+from review_agent.text.user_regex import RE2Error, UserPattern, compile_re2
 
 PRAGMAS = ("pragma: allowlist secret", "gitleaks:allow", "review-agent: allow-secret")
 NEXTLINE = "pragma: allowlist nextline secret"
@@ -20,13 +19,16 @@ def line_allowed(line: str, previous: str) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+def _compiled(patterns: tuple[str, ...]) -> tuple[UserPattern, ...]:
+    """The `secrets.allow` regexes, with RE2 (linear time: a user's pattern cannot hang
+    the scan). One RE2 cannot compile was named in a warning when the config was read
+    (`options.check_regexes`) and matches nothing here."""
     out = []
     for p in patterns:
         try:
-            out.append(re.compile(p))
-        except re.error as exc:
-            raise ConfigError(f"secrets.allow: invalid regex {p!r}: {exc}") from None
+            out.append(compile_re2(p))
+        except RE2Error:
+            continue
     return tuple(out)
 
 

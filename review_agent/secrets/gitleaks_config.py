@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from review_agent.secrets.hit import SecretHit
-from review_agent.secrets.re2 import RE2Error, compile_re2
+from review_agent.text.user_regex import RE2Error, UserPattern, compile_re2
 
 CONFIG_FILE = ".gitleaks.toml"
 IGNORE_FILE = ".gitleaksignore"
@@ -24,8 +24,8 @@ HEX = re.compile(r"[0-9a-f]{7,64}")
 
 
 class Allowlist(NamedTuple):
-    paths: tuple[re.Pattern[str], ...] = ()
-    regexes: tuple[re.Pattern[str], ...] = ()
+    paths: tuple[UserPattern, ...] = ()
+    regexes: tuple[UserPattern, ...] = ()
     target: str = "secret"  # what `regexes` test: secret | match | line
     stopwords: tuple[str, ...] = ()  # lowercased; a secret holding one is allowed
     condition: str = "OR"  # AND: every criterion given must hold
@@ -35,11 +35,11 @@ class Allowlist(NamedTuple):
 class CustomRule(NamedTuple):
     id: str  # ours: "custom-<gitleaks id>"
     description: str
-    regex: re.Pattern[str] | None
+    regex: UserPattern | None
     keywords: tuple[str, ...]  # lowercased; the rule runs only on text holding one
     group: int | None  # secretGroup; None: the first non-empty group, else the match
     entropy: float | None
-    path: re.Pattern[str] | None
+    path: UserPattern | None
     allowlists: tuple[Allowlist, ...]
     gitleaks_id: str
 
@@ -128,7 +128,7 @@ def _strs(value: Any) -> list[str]:
 
 
 def _regexes(values: Iterable[str], where: str, warn: Callable[[str], None]
-             ) -> tuple[re.Pattern[str], ...]:
+             ) -> tuple[UserPattern, ...]:
     out = []
     for v in values:
         try:
@@ -158,14 +158,16 @@ def _rule(entry: dict[str, Any], i: int, warn: Callable[[str], None]) -> CustomR
     where = f"rule {gid[:60]!r}"
     ours = "custom-" + (re.sub(r"[^a-z0-9]+", "-", gid.lower()).strip("-") or str(i + 1))
     regex = path = None
-    try:
-        if isinstance(entry.get("regex"), str) and entry["regex"]:
-            regex = compile_re2(entry["regex"])
-        if isinstance(entry.get("path"), str) and entry["path"]:
-            path = compile_re2(entry["path"])
-    except RE2Error as exc:
-        warn(f"{CONFIG_FILE}: {where} skipped: {exc}")
-        return None
+    for key in ("regex", "path"):
+        text = entry.get(key)
+        if not isinstance(text, str) or not text:
+            continue
+        try:
+            compiled = compile_re2(text)
+        except RE2Error as exc:
+            warn(f"{CONFIG_FILE}: {where} skipped: its {key} {text[:60]!r}: {exc}")
+            return None
+        regex, path = (compiled, path) if key == "regex" else (regex, compiled)
     if regex is None:
         warn(f"{CONFIG_FILE}: {where} skipped: only rules with a regex are supported")
         return None

@@ -17,7 +17,7 @@ from review_agent.secrets.gitleaks_config import (
     parse_config,
     parse_ignore,
 )
-from review_agent.secrets.re2 import RE2Error, compile_re2
+from review_agent.text.user_regex import RE2Error, compile_re2
 from tests.conftest import Repo
 from tests.helpers import run_cli
 
@@ -102,8 +102,8 @@ stopwords = ["example"]
 
 
 @pytest.mark.parametrize(("toml", "needle"), [
-    ("[[rules]]\nid = 'u'\nregex = '''\\pL+'''\n", "Unicode class"),
-    ("[[rules]]\nid = 'g'\nregex = '''(?U)a+'''\n", "ungreedy"),
+    ("[[rules]]\nid = 'u'\nregex = '''(?=x)y'''\n", "invalid perl operator"),
+    ("[[rules]]\nid = 'g'\nregex = '''(a)\\1'''\n", "invalid escape sequence"),
     ("[[rules]]\nid = 'p'\npath = '''\\.env$'''\n", "only rules with a regex"),
     ("not = [valid", "not valid TOML"),
 ])
@@ -114,17 +114,31 @@ def test_unsupported_is_one_clear_warning(toml: str, needle: str) -> None:
 
 @pytest.mark.parametrize(("re2", "text", "hit"), [
     ("(?i)aws(?-i)KEY", "AWSKEY", True), ("(?i)aws(?-i)KEY", "awskey", False),
-    ("a(?i)b|c", "C", True), ("a(?i)b|c", "AB", False), ("[[:digit:]]+\\z", "123", True),
+    ("^(?:a(?i)b|c)$", "C", True), ("^(?:a(?i)b|c)$", "AB", False),
+    ("^[[:digit:]]+\\z", "123", True), ("^[[:digit:]]+\\z", "123\n", False),
     ("\\Qa.b\\E", "a.b", True), ("\\Qa.b\\E", "axb", False), ("(?<id>x)\\x{41}", "xA", True),
-    ("\\d+", "\u0663", False),  # RE2 classes are ASCII
+    ("\\d+", "\u0663", False),  # RE2's Perl classes are ASCII
+    ("^\\p{Greek}+$", "\u03b1\u03b2", True), ("(?U)a+", "aaa", True),
 ])
-def test_re2_translation(re2: str, text: str, hit: bool) -> None:
-    assert bool(compile_re2(re2).fullmatch(text)) is hit
+def test_re2_syntax(re2: str, text: str, hit: bool) -> None:
+    assert bool(compile_re2(re2).search(text)) is hit
 
 
-def test_re2_rejects_what_python_cannot_say() -> None:
-    with pytest.raises(RE2Error):
-        compile_re2("\\p{Greek}")
+def test_re2_refuses_what_is_not_linear() -> None:
+    for pattern in ("(?=x)y", "(a)\\1", "(?<!a)b", "(a"):
+        with pytest.raises(RE2Error):
+            compile_re2(pattern)
+
+
+def test_re2_is_linear_and_keeps_offsets() -> None:
+    evil = compile_re2("(a|aa)+$")
+    assert evil.search("a" * 40 + "!") is None  # 2**40 steps for a backtracking engine
+    assert evil.search("a" * 100_000) is not None
+    rx = compile_re2("(?P<v>[0-9a-f]{4})")
+    text = "\udcff\u00e9 beef"  # an undecodable byte (surrogateescape) and a wide char
+    m = rx.search(text)
+    assert m is not None and m.span(1) == (3, 7) and m.group(1) == "beef"
+    assert m.group(0) == text[3:7]
 
 
 def test_gitleaksignore_both_forms_and_comments() -> None:
