@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,12 +17,24 @@ def warn(message: str) -> None:
     sys.stderr.write(f"review-agent: warning: {message}\n")
 
 
-def worktree_reader(root: Path | None) -> Callable[[str], bytes | None]:
+def worktree_reader(root: Path | None, on_warning: Callable[[str], None] = warn
+                    ) -> Callable[[str], bytes | None]:
+    """Repository files by their path from the top level (None when absent). One that a
+    link, in any component, leads out of the repository is not read (a warning says so): a
+    tracked `.review-agent/rules.md -> ~/notes` would send the user's notes to the model."""
+    from review_agent.vcs.containment import stays_inside
+
     def read(rel: str) -> bytes | None:
         if root is None:
             return None
+        path = root / rel
+        if not os.path.lexists(path):
+            return None
+        if not stays_inside(root, path):
+            on_warning(f"{rel} leads outside the repository through a symbolic link; not read")
+            return None
         try:
-            return (root / rel).read_bytes()
+            return path.read_bytes()
         except OSError:
             return None
 

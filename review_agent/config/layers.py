@@ -105,6 +105,18 @@ def inside(root: Path, path: str | Path) -> str | None:
 PATH_FIELDS = (("graph", "graph"), ("prompts_dir", "prompts_dir"), ("baseline", "baseline"))
 
 
+def _prompts_inside(root: Path, rel: str, what: str) -> None:
+    """Each template of a repository's prompts directory is a file of the repository, also
+    once its links are followed (a template is what the model is told)."""
+    from review_agent.vcs.containment import stays_inside
+
+    directory = root / rel
+    for path in sorted(directory.glob("*.md.j2")) if directory.is_dir() else ():
+        if not stays_inside(root, path):
+            raise ConfigError(f"{what} {rel}: {path.name} leads outside the repository "
+                              "through a symbolic link")
+
+
 def worktree_paths(options: Options, from_repo: frozenset[str], root: Path, warn: Warn, *,
                    lenient: bool) -> Options:
     """Paths the repository's config names, as files of the work tree (the user's own
@@ -121,6 +133,8 @@ def worktree_paths(options: Options, from_repo: frozenset[str], root: Path, warn
             if inside(root, os.path.realpath(root / rel)) is None:
                 raise ConfigError(f"{what} {rel} leads outside the repository through a "
                                   "symbolic link")
+            if field == "prompts_dir":
+                _prompts_inside(root, rel, what)
         except ConfigError as exc:
             if not lenient:
                 raise

@@ -37,7 +37,7 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
 
         warn(HEAD_WARNING)
         ns = args if args is not None else argparse.Namespace(config=config_path)
-        options = load_options(ns, worktree_reader(root), warn, root=root)
+        options = load_options(ns, worktree_reader(root, warn), warn, root=root)
         return options._replace(**cli, report_exemptions=True), None
     if config_from != "base":
         raise ReviewAgentError(f"--config-from must be base or head, not {config_from!r}")

@@ -17,6 +17,7 @@ from pathlib import Path
 from review_agent.errors import ReviewAgentError
 from review_agent.records import Change, DiffLine, FileChange, Hunk
 from review_agent.vcs import git
+from review_agent.vcs.containment import real_relative, stays_inside
 from review_agent.vcs.diff import MAX_PARSED_LINES
 
 # the change-shape rules speak about a diff (what was deleted, what was not tested, what
@@ -82,6 +83,8 @@ def _from_disk(root: Path, paths: Iterable[str]) -> tuple[list[FileChange],
             continue  # deleted in the work tree: nothing to review
         if not full.is_file() or full.is_symlink():
             continue  # a symlink's target is not this file's content; directories are walked
+        if not stays_inside(root, full):
+            continue  # through a linked directory, out of the repository: never read
         mode = "100755" if st.st_mode & 0o111 else "100644"
         data: bytes | None = None
         if st.st_size <= READ_LIMIT:
@@ -97,19 +100,17 @@ def _from_disk(root: Path, paths: Iterable[str]) -> tuple[list[FileChange],
 
 
 def top_relative(root: Path, cwd: Path, paths: Sequence[str]) -> list[str]:
-    """Command-line paths (relative to `cwd` or absolute) as paths from the top level."""
+    """Command-line paths (relative to `cwd` or absolute) as paths from the top level.
+
+    Containment is decided on the real path, links followed: `home/notes.txt` through a
+    tracked `home -> ~` is outside the repository, however it is spelled."""
     out = []
-    real_root = root.resolve()
     for p in paths:
-        full = Path(os.path.abspath(cwd / p))
-        try:
-            rel = full.relative_to(real_root)
-        except ValueError:
-            try:
-                rel = full.resolve().relative_to(real_root)
-            except ValueError:
-                raise ReviewAgentError(f"{p} is outside the repository {root}") from None
-        out.append(rel.as_posix() if str(rel) != "." else "")
+        rel = real_relative(root, cwd / p)
+        if rel is None:
+            raise ReviewAgentError(f"{p} is outside the repository {root} (its real path is "
+                                   f"{os.path.realpath(cwd / p)})")
+        out.append(rel)
     return out
 
 
