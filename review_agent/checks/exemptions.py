@@ -28,6 +28,7 @@ EXEMPTION = Rule("self-exemption", "info",
 RULES = (EXEMPTION,)
 
 CONFIG_FILES = (".review-agent.yaml", ".review-agent.yml")
+GITLEAKS_FILES = (".gitleaks.toml", ".gitleaksignore")
 # configuration keys that switch rules off, widen what is skipped, or change the reviewer
 LOOSENING = frozenset({"disable", "exclude", "allow", "allow_paths", "secrets", "fail_on",
                        "prompts_dir", "graph", "base_url", "model", "baseline",
@@ -49,9 +50,46 @@ def exemption_findings(change: Change, options: Options, minified: Mapping[str, 
             continue
         out.extend(_skipped_file(fc, options, minified.get(fc.path, False)))
         out.extend(_marker_and_pragmas(fc))
-        if fc.path in CONFIG_FILES or fc.path.rsplit("/", 1)[-1] == "pyproject.toml":
+        name = fc.path.rsplit("/", 1)[-1]
+        if fc.path in CONFIG_FILES or name == "pyproject.toml":
             out.extend(_config_lines(fc, (blobs or {}).get(fc.new_sha)))
+        elif name == ".gitattributes":
+            out.extend(_attribute_lines(fc))
+        elif fc.path in GITLEAKS_FILES:
+            out.extend(_gitleaks_edit(fc))
     return out
+
+
+def _hides(attribute: str) -> bool:
+    """An attribute that hides a file's diff: git shows it as binary (`-diff`, `binary`, a
+    `diff=` driver, which may say binary or textconv), or GitHub folds it away as generated
+    or vendored code."""
+    name, _, value = attribute.partition("=")
+    if attribute in ("-diff", "binary") or (name == "diff" and value):
+        return True
+    return name in ("linguist-generated", "linguist-vendored") and value in ("", "true")
+
+
+def _attribute_lines(fc: FileChange) -> Iterator[Finding]:
+    for no, text in fc.added_lines:
+        words = text.split()
+        if not words or words[0].startswith("#"):
+            continue
+        hiding = [w for w in words[1:] if _hides(w)]
+        if hiding:
+            yield finding(EXEMPTION, fc.path, no,
+                          f"an attribute that hides diffs is added ({' '.join(hiding)}): git "
+                          "shows these files as binary or GitHub folds them away; "
+                          "review-agent still reads them as text when they hold no NUL")
+
+
+def _gitleaks_edit(fc: FileChange) -> Iterator[Finding]:
+    first = next((no for no, text in fc.added_lines if _meaningful(text)), None)
+    if first is not None:
+        yield finding(EXEMPTION, fc.path, first,
+                      f"the change edits {fc.path}: reviewed with the base's now, its rules, "
+                      "allowlists and ignore entries decide which secrets are reported "
+                      "once merged")
 
 
 def _skipped_file(fc: FileChange, options: Options, minified: bool) -> Iterator[Finding]:

@@ -213,7 +213,8 @@ def fill_context(root: str | Path, base: str, files: Sequence[FileChange],
     (None) diffed again with context."""
     again = [f for f, w in zip(files, widened, strict=True) if w is None]
     if not again:
-        return tuple(w for w in widened if w is not None)
+        return reveal_text(root, ("diff-index", "--cached"), (base,),
+                           tuple(w for w in widened if w is not None))
     paths = sorted({p for f in again for p in (f.path, f.old_path) if p is not None})
     res = _git(root, "diff-index", "--cached", *DIFF_OPTIONS, base, "--", *_literal(paths))
     redone = {(f.path, f.status): f for f in diff.parse(res.stdout)}
@@ -224,7 +225,39 @@ def fill_context(root: str | Path, base: str, files: Sequence[FileChange],
             if w is None:
                 raise GitError(f"the index changed while it was read ({f.path!r})")
         done.append(w)
-    return tuple(done)
+    return reveal_text(root, ("diff-index", "--cached"), (base,), tuple(done))
+
+
+# git calls a file binary when its first 8000 bytes hold a NUL (xdiff's FIRST_FEW_BYTES),
+# unless an attribute says otherwise
+GIT_SNIFF = 8000
+
+
+def hidden_text(root: str | Path, files: Sequence[FileChange]) -> list[FileChange]:
+    """The files git diffed as binary that git, without the repository's attributes, would
+    diff as text: `*.py -diff`, `binary` or a `diff=` driver named them binary, yet their
+    blobs hold no NUL where git looks. A branch must not hide its code that way."""
+    maybe = [f for f in files if f.binary and not f.is_submodule and not f.is_symlink]
+    if not maybe:
+        return []
+    sides = {f.path: [s for s in (f.old_sha, f.new_sha) if s.strip("0")] for f in maybe}
+    blobs = read_blobs(root, [s for shas in sides.values() for s in shas], widen.BLOB_LIMIT)
+    return [f for f in maybe if sides[f.path] and all(
+        (b := blobs.get(s)) is not None and b.find(b"\0", 0, GIT_SNIFF) < 0
+        for s in sides[f.path])]
+
+
+def reveal_text(root: str | Path, verb: Sequence[str], revs: Sequence[str],
+                files: tuple[FileChange, ...]) -> tuple[FileChange, ...]:
+    """`files` (what `git VERB REVS` printed) with those `hidden_text` finds diffed again
+    as text (`--text`, given those files only)."""
+    hidden = hidden_text(root, files)
+    if not hidden:
+        return files
+    paths = sorted({p for f in hidden for p in (f.path, f.old_path) if p is not None})
+    res = _git(root, *verb, *DIFF_OPTIONS, "--text", *revs, "--", *_literal(paths))
+    redone = {(f.path, f.status): f for f in diff.parse(res.stdout) if not f.binary}
+    return tuple(redone.get((f.path, f.status), f) if f in hidden else f for f in files)
 
 
 def range_change(root: str | Path, base: str, head: str) -> Change:
@@ -241,7 +274,8 @@ def range_change(root: str | Path, base: str, head: str) -> Change:
     if not base_id:
         raise GitError(f"unknown revision: {base}")
     res = _git(root, "diff-tree", "-r", *DIFF_OPTIONS, base_id, head_id, "--")
-    return Change(base_id, head_id, diff.parse(res.stdout))
+    return Change(base_id, head_id, reveal_text(root, ("diff-tree", "-r"), (base_id, head_id),
+                                                diff.parse(res.stdout)))
 
 
 def merge_base(root: str | Path, a: str, b: str) -> str | None:

@@ -87,6 +87,9 @@ def test_a_branch_cannot_rewrite_the_rules_that_review_it(org: World) -> None:  
     assert code == 1
     sent = "".join(r.raw.decode("utf-8", "replace") for r in srv.requests)
     assert secret not in sent and pat not in sent and secret not in out
+    # what the edits would do once merged is shown to the human reviewer
+    assert {(f["path"], f["rule"]) for f in found if f["path"].startswith(".gitleaks")} == {
+        (".gitleaks.toml", "self-exemption"), (".gitleaksignore", "self-exemption")}
 
 
 def test_the_base_ignore_entry_holds_in_ci(org: World) -> None:  # noqa: F811
