@@ -60,8 +60,9 @@ def test_model_findings_on_changed_lines_with_source_model(repo_with_commit: Rep
     data = json.loads(out)
     got = {(f["path"], f["line"], f["rule"], f["source"], f["severity"])
            for f in data["findings"]}
-    # the model's finding on line 2 folds into the builtin one, at the higher severity
-    assert ("src/app.py", 2, "debug-print", "builtin", "error") in got
+    # the model's finding on line 2 folds into the builtin one, which stays as it was
+    # (a model never promotes, demotes or re-sources a deterministic finding)
+    assert ("src/app.py", 2, "debug-print", "builtin", "warning") in got
     assert ("src/app.py", 3, "model/naming", "model", "info") in got
     assert not any(f["path"] == "src/invented.py" or f["line"] == 40 for f in data["findings"])
     assert any("2 model findings dropped" in w for w in data["context_warnings"])
