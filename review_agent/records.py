@@ -6,6 +6,9 @@ from typing import NamedTuple
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
+# how fingerprints are made, in every JSON report (a baseline): 2, none hashes a secret's
+# value; before, a secret's was an unkeyed hash of it (review/baseline.py still reads those)
+FINGERPRINT_VERSION = 2
 # git's all-zero object id (SHA-1 and SHA-256): "no object" (added, deleted, a new branch)
 NULL_IDS = frozenset({"0" * 40, "0" * 64})
 

@@ -6,7 +6,7 @@ import json
 from typing import TextIO
 
 from review_agent import __version__
-from review_agent.records import Report
+from review_agent.records import FINGERPRINT_VERSION, Report
 from review_agent.report.common import counts, finding_dict
 
 # the shape of this document: raised when a key is removed or changes meaning (adding
@@ -24,6 +24,7 @@ def document(report: Report) -> dict[str, object]:
     c = counts(report.findings)
     out = {k: v for k, v in report.final_output.items() if k not in RAW_CONTEXT_KEYS}
     out["schema_version"] = SCHEMA_VERSION
+    out["fingerprint_version"] = FINGERPRINT_VERSION
     out["version"] = __version__
     out["findings"] = [finding_dict(f) for f in report.findings]
     out["summary"] = {

@@ -17,7 +17,7 @@ from review_agent.config.options import Options
 from review_agent.hook import early
 from review_agent.records import Change, FileChange, Finding, Report
 from review_agent.review import baseline, ignores
-from review_agent.review.findings import context_fingerprint, unique
+from review_agent.review.fingerprints import context_fingerprint, secret_rows, unique
 
 
 def file_lines(change: Change, blobs: Mapping[str, bytes | None]
@@ -27,12 +27,16 @@ def file_lines(change: Change, blobs: Mapping[str, bytes | None]
 
 def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str] | None]
                   ) -> list[Finding]:
-    """Neighbour-aware fingerprints where the new-side file is known; secrets keep theirs."""
+    """Neighbour-aware fingerprints where the new-side file is known, none of them hashing
+    a secret (`fingerprints`): a secret's own part (the scanner's value-free fingerprint)
+    is folded into its place's."""
+    hidden = secret_rows(findings)
     out: list[Finding] = []
     for f in findings:
         text = lines.get(f.path)
-        if f.source != "secrets" and text is not None:
-            f = f._replace(fingerprint=context_fingerprint(f, text))
+        if text is not None:
+            own = f.fingerprint if f.source == "secrets" else ""
+            f = f._replace(fingerprint=context_fingerprint(f, text, hidden.get(f.path, ()), own))
         out.append(f)
     return unique(out)
 

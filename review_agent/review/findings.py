@@ -1,83 +1,19 @@
-"""Finding bookkeeping: fingerprints, merging duplicates, ordering, the --max-findings cut."""
+"""Finding bookkeeping: merging duplicates, ordering, the --max-findings cut (fingerprints:
+fingerprints.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from review_agent.records import SEVERITY_RANK, Change, Finding
+from review_agent.review.fingerprints import bare_rule, fingerprint, secret_rows, unique
 
 SIMILAR = 0.6  # word-set overlap above which two messages on one line say the same thing
 _WORD = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset({"a", "an", "the", "is", "are", "in", "on", "of", "to", "this", "that",
                    "it", "be", "and", "or", "left", "code", "line", "here", "was", "were", "has",
                    "have", "been", "call", "found", "there"})
-
-
-def fingerprint(finding: Finding, line_text: str = "") -> str:
-    """Stable id: path, rule and the normalised content of the line, not its number."""
-    norm = " ".join(line_text.split())
-    key = "\0".join((finding.path, bare_rule(finding.rule), norm or str(finding.line)))
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-NEIGHBOUR_REACH = 20  # lines searched above and below for a non-blank neighbour
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _hex(*parts: str) -> str:
-    key = "\0".join(parts)
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def context_fingerprint(f: Finding, lines: Sequence[str]) -> str:
-    """16 hex digits: 8 for the path, rule and the line's normalised text, 8 more for those
-    and the nearest non-blank neighbours. Line numbers play no part, so lines added or
-    removed elsewhere change nothing; a baseline matches on all 16, else on the first 8
-    (the neighbours changed, the line did not)."""
-    i = f.line - 1
-    text = _norm(lines[i]) if 0 <= i < len(lines) else ""
-    above = next((_norm(t) for t in reversed(lines[max(0, i - NEIGHBOUR_REACH): max(0, i)])
-                  if t.strip()), "")
-    below = next((_norm(t) for t in lines[i + 1: i + 1 + NEIGHBOUR_REACH] if t.strip()), "")
-    rule = bare_rule(f.rule)
-    line_key = text or str(f.line)
-    return _hex(f.path, rule, line_key)[:8] + _hex(f.path, rule, line_key, above, below)[:8]
-
-
-LINE_KEY = 8  # the leading hex digits of a fingerprint that name the line alone
-
-
-def secret_fingerprint(rule: str, value: str) -> str:
-    """A secret's rule and a hash of its value: the same key anywhere, the value never kept."""
-    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
-    return hashlib.sha256(f"secret\0{rule}\0{digest}".encode()).hexdigest()[:16]
-
-
-def unique(findings: Iterable[Finding]) -> list[Finding]:
-    """Equal fingerprints made unique, in order but deterministic findings first: the second
-    gets a derived one, and so on, so a model's finding never changes the fingerprint (what
-    a baseline matches) of one of ours."""
-    items = list(findings)
-    seen: dict[str, int] = {}
-    fps: dict[int, str] = {}
-    for i in sorted(range(len(items)), key=lambda i: items[i].source == "model"):
-        base = items[i].fingerprint
-        n = seen.get(base, 0)
-        seen[base] = n + 1
-        # a repeat keeps the line part, so a baseline can still match it by its line
-        fps[i] = base if n == 0 else base[:LINE_KEY] + hashlib.sha256(
-            f"{base}\0{n}".encode()).hexdigest()[:16 - LINE_KEY]
-    return [f._replace(fingerprint=fps[i]) for i, f in enumerate(items)]
-
-
-def bare_rule(rule: str) -> str:
-    """A rule id without the model/ namespace, to compare a model's rule with a builtin one."""
-    return rule[len("model/"):] if rule.startswith("model/") else rule
 
 
 def sort_key(f: Finding) -> tuple[str, int, int, str]:
@@ -160,9 +96,11 @@ def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str]
         else:
             group.append(f)
     merged = sorted((f for group in by_place.values() for f in group), key=sort_key)
+    hidden = secret_rows(merged)  # lines a fingerprint must not hash
     # a fingerprint set upstream (the secret scanner's) is kept, only made unique
     return tuple(unique(f._replace(fingerprint=f.fingerprint or fingerprint(
-        f, texts.get((f.path, f.line), ""))) for f in merged))
+        f, texts.get((f.path, f.line), ""), f.line in hidden.get(f.path, ())))
+        for f in merged))
 
 
 def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int]:

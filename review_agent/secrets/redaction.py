@@ -150,10 +150,11 @@ def redact_request(text: str) -> str:
 
 def hit_finding(hit: SecretHit, line_offset: int = 0) -> Finding:
     """The report line of a hit: rule `secret/<rule>`, the value masked, the fingerprint
-    a hash of the rule and the value (what a baseline matches)."""
-    from review_agent.review.findings import secret_fingerprint
+    its rule, file and mask: nothing the mask hides (review/fingerprints.py)."""
+    from review_agent.review.fingerprints import secret_fingerprint
 
+    masked = mask(hit.value)
     return Finding(hit.path, hit.line + line_offset, hit.end_line + line_offset, hit.severity,
                    f"secret/{hit.rule}",
-                   f"{hit.description} {mask(hit.value)} removed from the review context",
-                   "secrets", secret_fingerprint(hit.rule, hit.value))
+                   f"{hit.description} {masked} removed from the review context",
+                   "secrets", secret_fingerprint(hit.rule, hit.path, masked))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from review_agent.checks import RULES
 from review_agent.records import Finding
 from review_agent.review import baseline, ignores
-from review_agent.review.findings import context_fingerprint, secret_fingerprint
+from review_agent.review.fingerprints import context_fingerprint, secret_fingerprint
 
 
 def f(rule: str, line: int = 2, source: str = "builtin", path: str = "a.py") -> Finding:
@@ -78,12 +78,45 @@ def test_context_fingerprint_ignores_line_numbers_but_not_text() -> None:
     assert context_fingerprint(f("debug-print", 2, path="b.py"), lines) != a
 
 
-def test_secret_fingerprint_is_a_hash_of_rule_and_value() -> None:
+def test_secret_fingerprint_holds_nothing_the_mask_hides() -> None:
+    from review_agent.secrets.redaction import mask
+
     value = "AKIA" + "Q" * 16
-    fp = secret_fingerprint("aws-access-key-id", value)
-    assert value not in fp and len(fp) == 16
-    assert fp == secret_fingerprint("aws-access-key-id", value)
-    assert fp != secret_fingerprint("aws-access-key-id", value[:-1] + "R")
+    fp = secret_fingerprint("aws-access-key-id", "a.py", mask(value))
+    assert len(fp) == 16
+    # the hidden middle changes nothing; the mask (what the report shows) does
+    assert fp == secret_fingerprint("aws-access-key-id", "a.py",
+                                    mask("AKIA" + "Z" * 13 + "QQQ"))
+    assert fp != secret_fingerprint("aws-access-key-id", "a.py", mask(value[:-1] + "R"))
+    assert fp != secret_fingerprint("aws-access-key-id", "b.py", mask(value))
+
+
+def test_a_line_holding_a_secret_is_hashed_as_a_constant() -> None:
+    lines = ["x = 1", 'print("AKIAQQQQQQQQQQQQQQQQ")', "y = 2"]
+    other = ["x = 1", 'print("AKIAZZZZZZZZZZZZZZZZ")', "y = 2"]
+    for no in (1, 2, 3):  # the line itself, or a neighbour of it
+        a = context_fingerprint(f("debug-print", no), lines, hidden={2})
+        assert a == context_fingerprint(f("debug-print", no), other, hidden={2})
+    assert context_fingerprint(f("debug-print", 2), lines) != context_fingerprint(
+        f("debug-print", 2), other)  # without the hiding, the value would show
+
+
+def test_an_old_baseline_hides_its_secrets_by_rule_and_mask(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    secret = f("secret/aws-access-key-id")._replace(
+        source="secrets", message="AWS access key id AKIA…EPF removed from the review context",
+        fingerprint="c" * 16)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"findings": [{**secret._asdict(), "fingerprint": "d" * 16}]}))
+    assert baseline.apply([secret], baseline.load(old)) == ([], 1)
+    rotated = secret._replace(message="AWS access key id AKIA…XYZ removed from the review "
+                                      "context")
+    assert baseline.apply([rotated], baseline.load(old)) == ([rotated], 0)
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps({"fingerprint_version": 2,
+                               "findings": [{**secret._asdict(), "fingerprint": "d" * 16}]}))
+    assert baseline.apply([secret], baseline.load(new)) == ([secret], 0)  # exact only
 
 
 def test_baseline_matches_whole_then_line_part_once() -> None:
