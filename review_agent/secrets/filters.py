@@ -8,6 +8,8 @@ import math
 import re
 from collections import Counter
 
+from review_agent.secrets import shapes
+
 PLACEHOLDER_WORDS = (
     "xxxx", "example", "changeme", "change_me", "change-me", "placeholder", "your_", "your-",
     "yourkey", "your key", "dummy", "redacted", "sample", "****", "....", "\u2026", "insert",
@@ -69,6 +71,12 @@ KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?:[:=]\s*)?[\"'`]?$")
 ID_KEY = re.compile(r"(?i)(?:id|ids|identifier|sha\d*|hash|digest|checksum|md5|etag|version"
                     r"|revision)$")
 HEX = re.compile(r"[0-9a-fA-F]+")
+PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+# A value that is itself `name=...`: an option list (`eof_action=pass:repeatlast=0`), where
+# the credential-like word is a value, not a name.
+NESTED = re.compile(r"(?:^|.*:)[A-Za-z_][\w.-]*=")
+# Names of what a person chooses, unlike the keys and tokens a generator makes
+PASSWORD_NAME = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
 NUMBER = re.compile(r"-\d+(?:\.\d+)?|\d+\.\d+")
 # A file name or path by its extension: where a secret lives, not the secret.
 FILE_NAME = re.compile(
@@ -135,27 +143,39 @@ def char_classes(value: str) -> int:
             + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
 
 
-def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool, bool]:
-    """(is a secret for redaction, is reportable) for a `name = value` candidate."""
+def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool, str]:
+    """(is a secret for redaction, the level it is reported at: "" for not at all) for a
+    `name = value` candidate.
+
+    Error is for a value a generator made. A password a person chose (`super$ecret`,
+    `Forge123`, words under a password's name) or typed as a stand-in (`123456abcdef`) is
+    reported as `info`: weak or a sample, not a live credential. Words under any other
+    name (`credentials: "same-origin"`) are a name, never reported: keys and tokens are
+    generated, never words.
+    """
     if not quoted:
         value = value.rstrip(")]};:,")
     if len(value) < 4 or is_placeholder(value) or ENV_LOOKUP.match(value):
-        return False, False
+        return False, ""
     if FILE_NAME.fullmatch(value):  # `ssl_key: certs/server.key`, a Makefile target's input
-        return False, False
+        return False, ""
     low = value.lower()
     if low in NON_SECRET_WORDS or DESCRIBES.search(name) or NOT_CREDENTIAL.search(name):
-        return False, False
+        return False, ""
     if NAMING_VALUE.fullmatch(value) or value.endswith("...") or value.startswith("arn:"):
-        return False, False  # a name, a truncated example, an AWS resource name
+        return False, ""  # a name, a truncated example, an AWS resource name
     if value[0] in "([{" or value.endswith(("(", ")", "[", "{")) and not quoted:
-        return False, False
+        return False, ""
     if not quoted and code and IDENTIFIER.fullmatch(value) and not looks_random(value):
-        return False, False
+        return False, ""
     if quoted and code and "." in value and IDENTIFIER.fullmatch(value) and value.islower():
-        return False, False
+        return False, ""
     if value.isdigit() and len(value) < 6 or NUMBER.fullmatch(value):
-        return False, False  # short PIN-like numbers; negative and decimal numbers
+        return False, ""  # short PIN-like numbers; negative and decimal numbers
+    if shapes.is_template(value) or shapes.is_path(value) or NESTED.match(value):
+        return False, ""  # `#{params[:token]}`, `%s`; `/etc/passwd`; `a=b:pass:c=0`
+    if len(value) >= 40 and shapes.is_public_key(value):
+        return False, ""  # an SSH or DER public key under a `*_key` name
     report = (
         len(value) >= 8
         and not any(w in low for w in WEAK_WORDS)
@@ -168,8 +188,15 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         and not REGEX_PART.search(value)  # a pattern describing tokens, not a token
         # words and dots only: a name (`"output_token": "NextPageToken"`), not a password
         and not (value.replace(".", "").isalpha() and _wordy(value))
+        and not shapes.is_natural_language(value)
     )
-    return True, report
+    if not report:
+        return True, ""
+    if shapes.is_words(value):
+        return True, "info" if PASSWORD_NAME.search(name) else ""
+    if shapes.is_human_chosen(value) or shapes.is_typed_placeholder(value):
+        return True, "info"
+    return True, "error"
 
 
 def looks_random(value: str) -> bool:
@@ -181,12 +208,17 @@ def looks_random(value: str) -> bool:
 def judge_url_password(value: str, host: str) -> tuple[bool, bool]:
     if is_placeholder(value) or ENV_LOOKUP.match(value) or "%s" in value or "{" in value:
         return False, False
+    if REGEX_PART.search(value) or any(c in value for c in "()[]"):
+        return False, False  # a pattern describing URLs (`([[:alnum:]_:]+)@`), not one
     low = value.lower()
     if low in NON_SECRET_WORDS or low in ("pass", "pw", "pwd", "passw0rd", "secret123"):
         return False, False
     host = host.lower()
     documented = re.match(r"(?:[\w-]+\.)*example\d?\.(?:com|org|net)\b", host) is not None
-    return True, len(value) >= 4 and not documented and not any(w in low for w in WEAK_WORDS)
+    words = PERCENT.sub(lambda m: chr(int(m.group(1), 16)), value)  # `a%20secret`: words
+    return True, (len(value) >= 4 and not documented and not any(w in low for w in WEAK_WORDS)
+                  and not (" " in words and all(shapes.is_words(w) or w.isalpha()
+                                                for w in words.split())))
 
 
 def judge_entropy(value: str, line: str, min_bits: float, previous: str = ""
@@ -209,6 +241,8 @@ def judge_entropy(value: str, line: str, min_bits: float, previous: str = ""
         return False, False
     if "base64," in line or "integrity" in line or " h1:" in line or "sha256-" in line:
         return False, False
+    if shapes.is_public_key(value):
+        return False, False  # `AAAAC3NzaC1lZDI1NTE5…`, `MCowBQYDK2VwAyEA…`: public
     report = (n >= 24 and bits >= need + 0.05 and digits * 30 >= n and upper * 8 >= n
               and value.count("_") + value.count("-") <= 1 and not _encodes_text(value)
               and not _wordy(value) and not BLOB_LINE.search(previous)

@@ -12,10 +12,12 @@ SECRET_NAME = (
     r"|credentials?|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|session[_.\-]?key)"
     r"[A-Za-z0-9_.\-]{0,40}"
 )
+# A type annotation: `str`, `string | None`, `Option<String>`, Rust's `&str`/`&'static str`
+TYPE = r"[&*]{0,2}(?:'[A-Za-z_]\w{0,20} )?[A-Za-z_][\w.\[\]|<>,:]{0,60}"
 # `name = value`, `name: value`, `"name": "value"`, `name := value`, `name => value`,
 # an optional type annotation (`password: str = ...`); never `==`, `!=`, `::` or `://`.
 ASSIGN = (
-    rf"(?i:{SECRET_NAME})(?:\\?[\"'])?(?:\s*:\s*[A-Za-z_][\w.\[\]|]{{0,60}}(?=\s*=))?"
+    rf"(?i:{SECRET_NAME})(?:\\?[\"'])?(?:\s*:\s*{TYPE}(?=\s*=))?"
     r"\s*(?::=|=>|(?<![=!<>])=(?![=~>])|:(?![:/]))\s*"
     # a quote may be escaped (\" in a notebook or any JSON string holding code)
     r"(?:\$?\\?[\"'`]|[\"'`]?)((?:[^\s\"'`,;\\]|\\(?![\"'`])){4,200})"

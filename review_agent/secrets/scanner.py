@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
 
 from review_agent.secrets import filters as F
-from review_agent.secrets import gitleaks_config
+from review_agent.secrets import gitleaks_config, levels, shapes
 from review_agent.secrets.allow import line_allowed, path_allowed, value_allowed
+from review_agent.secrets.candidate import Candidate
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.secrets.recall import recall_spans
@@ -26,37 +26,34 @@ ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
 NEAR = 1024
 CODE_ASSIGN = frozenset({"generic-password-assignment"})
 ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
+WEAK_NOTE = "a password a person chose or a stand-in, not a generated credential"
 # Our own redaction placeholders (redaction.placeholder, context's unaligned lines).
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
 
 
-class Candidate(NamedTuple):
-    start: int
-    end: int
-    rule: Rule
-    reportable: bool
-    pieces: tuple[tuple[int, int], ...] = ()
-
-
 def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
               allow_paths: Sequence[str] = (), recall: bool = False,
-              first_line: int = 1) -> list[SecretHit]:
+              first_line: int = 1, state: str | Callable[[], str] = "") -> list[SecretHit]:
     """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs.
 
     `recall=True` adds the redaction-only tier (credential-like names in every syntax,
     keyword-less tokens, decoded and joined values): what redaction must remove although
     it is never reported. `first_line` numbers the lines of a piece of a file as the file
-    does (hits, and a .gitleaksignore entry, name the file's lines).
+    does (hits, and a .gitleaksignore entry, name the file's lines); `state` is the lexer
+    state at its first line (inside a docstring or block comment), or what gives it when
+    a candidate needs it (`lexical.state_before`).
     """
     if not text:
         return []
-    hits = _hits(text, path, _all_candidates(text, path, recall, True), allow, allow_paths,
-                 first_line)
-    return gitleaks_config.apply(text, path, hits, first_line=first_line)  # .gitleaks.toml
+    hits = _hits(text, path, _all_candidates(text, path, recall, True, state), allow,
+                 allow_paths, first_line)
+    hits = gitleaks_config.apply(text, path, hits, first_line=first_line)  # .gitleaks.toml
+    return levels.by_path(hits, path)
 
 
-def _all_candidates(text: str, path: str, recall: bool, derive: bool) -> list[Candidate]:
-    cands = _dedupe(_candidates(text, path, recall))
+def _all_candidates(text: str, path: str, recall: bool, derive: bool,
+                    state: str | Callable[[], str] = "") -> list[Candidate]:
+    cands = levels.by_place(text, path, _dedupe(_candidates(text, path, recall)), state)
     if recall:
         cands = _with_recall(text, path, cands, derive)
     if "[REDACTED:" in text:
@@ -118,9 +115,10 @@ def _candidates(text: str, path: str, recall: bool = False) -> list[Candidate]:
     code, lock = F.is_code_path(path), F.is_lock_path(path)
     out: list[Candidate] = []
     for rule, spans in _keyword_spans(text).items():
-        # a lock file's generic hits are hashes more often than secrets: redacted, never
-        # reported (a file named `credentials.lock` still reaches a model otherwise)
-        quiet = lock and rule.kind in GENERIC_KINDS
+        # a lock file's generic hits, and its values a keyword is near (`akamai … h1:<hash>`),
+        # are hashes more often than secrets: redacted, never reported (a file named
+        # `credentials.lock` still reaches a model otherwise)
+        quiet = lock and (rule.kind in GENERIC_KINDS or rule.context)
         if quiet and not recall:
             continue
         if rule.kind == "block":
@@ -192,11 +190,13 @@ def _add_span(raw: dict[Rule, list[tuple[int, int]]], rule: Rule, text: str, ls:
 
 
 def lowered(text: str) -> str:
-    """Lowercase with offsets kept: a few characters (U+0130) grow when lowercased."""
+    """Lowercase with offsets kept: U+0130 (İ), the one character that grows when
+    lowercased, is kept as it is (lowering a Turkish file character by character took
+    seconds)."""
     low = text.lower()
     if len(low) == len(text):
         return low
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return "\u0130".join(part.lower() for part in text.split("\u0130"))
 
 
 def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = False
@@ -218,7 +218,12 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
         name = next((t for t in names if SECRET_WORD.search(t)), names[0] if names else "")
         quoted = start > 0 and text[start - 1] in "\"'`"
         # Only a code-style assignment can hold a variable instead of a literal.
-        secret, report = F.judge_assign(name, value, quoted, code and rule.id in CODE_ASSIGN)
+        secret, level = F.judge_assign(name, value, quoted, code and rule.id in CODE_ASSIGN)
+        if not secret:
+            return None
+        weak = level == "info"
+        return Candidate(start, end, rule, bool(level) and rule.precise, name=m.start(),
+                         level="info" if weak else "", note=WEAK_NOTE if weak else "")
     elif rule.kind == "url":
         secret, report = F.judge_url_password(value, text[end + 1:end + 40])
     elif rule.kind == "entropy":
@@ -232,10 +237,14 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
             rule.entropy is None or F.entropy(value) >= rule.entropy)
         if not secret and recall:  # a provider's format, even when it looks like a sample
             return Candidate(start, end, rule, False)
-        # A secret without a prefix of its own (found by a keyword nearby): a name or path of
-        # words ("EastAsianWidth" holds "asia", "ABPersonViewController" near "zoom") is
-        # redacted at most, never reported.
-        report = rule.precise and not (rule.window and F.is_wordy(value))
+        # Words are a name or path, never a provider's random token ("EastAsianWidth" holds
+        # "asia", `ser.BeanSerializerModifier` looks like a Flagsmith key): redacted at
+        # most, never reported; nor is a piece of a longer base64 run (an image, a font, a
+        # wasm module), nor, for a value a keyword is near, an object id in a URL's path.
+        report = rule.precise and not (
+            (F.is_wordy(value) if rule.window else shapes.is_words(value))
+            or shapes.in_encoded_run(text, start, end)
+            or (rule.context and shapes.in_url_path(text, start, end)))
     if not secret:
         return None
     return Candidate(start, end, rule, report and rule.precise)
@@ -343,6 +352,6 @@ def _hits(text: str, path: str, cands: list[Candidate], allow: Sequence[str],
         allowed = path_ok or line_allowed(line, previous) or (
             bool(allow) and value_allowed(value, line, allow))
         hits.append(SecretHit(c.rule.id, c.rule.description, path, line_no, end_line, c.start,
-                              c.end, value, c.rule.severity, c.reportable, allowed,
-                              c.rule.kind == "block", c.pieces))
+                              c.end, value, c.level or c.rule.severity, c.reportable, allowed,
+                              c.rule.kind == "block", c.pieces, c.note))
     return hits

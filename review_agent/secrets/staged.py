@@ -10,8 +10,10 @@ from functools import partial
 from review_agent.hook import early
 from review_agent.records import Change, FileChange
 from review_agent.secrets import known, regions
+from review_agent.secrets.binary import scan_binary
 from review_agent.secrets.decode import to_text, wide_encoding
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.lexical import state_before
 from review_agent.secrets.scanner import scan_text
 from review_agent.text.line_offsets import pieces
 
@@ -84,6 +86,8 @@ def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
             and blob.find(b"\0", 0, SNIFF) < 0 and wide_encoding(blob) is None):
         return _scan_added(fc, blob, allow, allow_paths)
     text = decode_text(blob) if blob is not None else None
+    if blob is not None and text is None:  # binary content: its printable runs
+        return scan_binary(blob, fc.path, allow=allow, allow_paths=allow_paths)
     if fc.binary:
         if text is None:
             return []
@@ -114,13 +118,15 @@ def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
                             regions.key_blocks(data))
     found = [h for lo, piece in pieces(data, spans)
              for h in scan_text(piece.decode("utf-8", "surrogateescape"), fc.path, allow=allow,
-                                allow_paths=allow_paths, first_line=lo)]
+                                allow_paths=allow_paths, first_line=lo,
+                                state=partial(state_before, data, lo, fc.path))]
     return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
 
 
 def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
                allow_paths: Sequence[str] = ()) -> list[SecretHit]:
-    """Files as given and files under directories; binary and unreadable files are skipped."""
+    """Files as given and files under directories (a binary file: its printable runs);
+    unreadable files are skipped."""
     hits: list[SecretHit] = []
     for path in walk_files(paths):
         try:
@@ -131,6 +137,8 @@ def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
         text = decode_text(data)
         if text is not None:
             hits.extend(scan_text(text, path, allow=allow, allow_paths=allow_paths))
+        else:
+            hits.extend(scan_binary(data, path, allow=allow, allow_paths=allow_paths))
     return hits
 
 

@@ -1,4 +1,9 @@
-"""What a path is: its language, and whether it is a test, a script, a lock file, vendored."""
+"""What a path is: its language, and whether it is a test, a fixture, a script, a lock file,
+vendored.
+
+Tests and fixtures are recognised by each ecosystem's own conventions (see `is_test_path`
+and `is_fixture_path`), never by a list of one project's directories.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +26,23 @@ LANGUAGES: dict[str, str] = {
     ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css", ".scss": "css",
     ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "text",
     ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".ini": "ini",
-    ".cfg": "ini", ".xml": "xml",
+    ".cfg": "ini", ".xml": "xml", ".properties": "properties", ".env": "env",
+    ".gradle": "groovy", ".groovy": "groovy", ".rbi": "ruby", ".podspec": "ruby", ".ru": "ruby",
 }
 NAMED: dict[str, str] = {
     "Gemfile": "ruby", "Rakefile": "ruby", "Dockerfile": "dockerfile", "Makefile": "make",
-    "makefile": "make", "GNUmakefile": "make",
+    "makefile": "make", "GNUmakefile": "make", "Containerfile": "dockerfile",
+    "Jenkinsfile": "groovy",
+    # Ruby DSLs named `<Tool>file` (Bundler, fastlane, CocoaPods, Homebrew, Danger, Guard, ...)
+    **{f"{tool}file": "ruby" for tool in (
+        "Fast", "App", "Match", "Plugin", "Deliver", "Snap", "Gym", "Scan", "Pod", "Brew",
+        "Danger", "Guard", "Vagrant", "Berks", "Cap", "Puppet", "Thor", "Steep")},
 }
+# `#!/usr/bin/env ruby`, `#!/bin/sh`: the language of a file without a telling name
+_SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?([A-Za-z]+)")
+_INTERPRETERS = {"python": "python", "ruby": "ruby", "node": "javascript", "bash": "shell",
+                 "sh": "shell", "zsh": "shell", "dash": "shell", "ksh": "shell", "perl": "perl",
+                 "php": "php", "deno": "typescript", "bun": "javascript"}
 JS_FAMILY = frozenset({"javascript", "typescript", "vue", "svelte"})
 # languages whose files are program source (an edit to them can want a test)
 SOURCE = frozenset({
@@ -58,11 +74,33 @@ _GENERATED_NAME = re.compile(
 _GENERATED_TEXT = re.compile(r"@generated\b|\bDO NOT EDIT\b|\bCode generated\b.*\bDO NOT EDIT\b"
                              r"|^\W*(auto-?generated|this file (is|was) (auto-?)?generated)\b",
                              re.IGNORECASE | re.MULTILINE)
+# Test files by name: Python test_x.py / x_test.py, Go x_test.go, Ruby x_spec.rb and
+# test/x_test.rb, JS/TS x.test.ts / x.spec.js, Java/Kotlin/C#/Swift FooTest(s), Java FooIT
+# (failsafe), Scala FooSpec/FooSuite, PHP FooTest.php, C/C++ foo_unittest.cc, Elixir x_test.exs.
 _TEST_FILE = re.compile(
-    r"(^test_.*|.*_tests?\.\w+|.*\.(test|spec)\.\w+|.*Tests?\.(java|kt|cs|swift|scala)"
-    r"|conftest\.py|.*_spec\.rb)$")
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e",
-                        "testdata", "fixtures"})
+    r"(^test_.*|.*_(?:unit)?tests?\.\w+|.*\.(test|spec)\.\w+"
+    r"|.*(?:Tests?|IT|TestCase)\.(java|kt|kts|cs|swift|scala|groovy|php|fs|vb)"
+    r"|.*(?:Spec|Suite)\.(scala|groovy|kt)|conftest\.py|.*_spec\.rb)$")
+# Directories that hold only tests or their data: Python/Ruby/PHP/Elixir test(s)/, Ruby and
+# JS spec/, Jest __tests__/ and __mocks__/, Go testdata/, e2e and integration suites.
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "__mocks__", "spec", "specs",
+                        "e2e", "testdata", "test_data", "test-data", "fixtures", "fixture",
+                        "__fixtures__", "integration", "integration-test", "integration-tests",
+                        "integration_test", "integration_tests", "smoke-test", "smoke-tests",
+                        "mocks", "cypress", "playwright"})
+# A Gradle/Maven source set for tests (src/test, src/integrationTest, src/testFixtures,
+# src/it); a .NET test project (Foo.Tests/, Foo.UnitTests/, Foo.Test/, ServerTests/); a
+# suite directory (ui-tests/, acceptance_tests/).
+_TEST_SOURCE_SET = re.compile(r"(?:test|tests|it)(?:[A-Z]\w*)?|[a-z][a-z0-9]*Tests?(?:[A-Z]\w*)?")
+_TEST_PROJECT = re.compile(r".+\.(?:[A-Z][a-z]+)?Tests?|.+[-_]tests|[A-Z]\w*[a-z]Tests")
+# Beyond tests, where a credential is a sample: examples, benchmarks, documentation,
+# certificates made for the repository, templates meant to be copied (`.env.example`).
+_SAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample", "demo",
+                          "demos", "docs", "doc", "documentation", "benches", "bench",
+                          "benchmarks", "benchmark", "certs", "stubs", "storybook"})
+_DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".txt.example")
+_SAMPLE_NAME = re.compile(r"(?i).*[._-](?:example|sample|dist|template|tmpl)(?:\.\w+)?$"
+                          r"|.*\.stories\.\w+$")
 # places where printing to stdout is the point, not a leftover
 _SCRIPT_DIRS = frozenset({"scripts", "script", "bin", "tools", "examples", "example",
                           "benchmarks", "benchmark", "bench", "docs", "doc", "demo", "demos",
@@ -77,7 +115,18 @@ def language_of(path: str) -> str:
     name = posixpath.basename(path)
     if name in NAMED:
         return NAMED[name]
+    if name.startswith(".env"):  # .env, .env.local, .env.production
+        return "env"
     return LANGUAGES.get(posixpath.splitext(name)[1].lower(), "")
+
+
+def shebang_language(first_line: str) -> str:
+    """The language a `#!` line runs the file with, "" when there is none we know."""
+    m = _SHEBANG.match(first_line)
+    if m is None:
+        return ""
+    word = m.group(1).lower()
+    return _INTERPRETERS.get(word.rstrip("0123456789."), "")
 
 
 def parts(path: str) -> list[str]:
@@ -85,9 +134,31 @@ def parts(path: str) -> list[str]:
 
 
 def is_test_path(path: str) -> bool:
-    """A test file: by name (test_x.py, x.spec.ts, FooTest.java) or under a tests/ directory."""
+    """A test file by its ecosystem's convention: by name (test_x.py, x_test.go, x.spec.ts,
+    FooTest.java, foo_spec.rb), under a tests directory (tests/, testdata/, __tests__/,
+    spec/), in a test source set (src/test/, src/integrationTest/) or a .NET test project
+    (Foo.Tests/)."""
     segs = parts(path)
-    return bool(_TEST_FILE.match(segs[-1])) or any(s in _TEST_DIRS for s in segs[:-1])
+    if _TEST_FILE.match(segs[-1]):
+        return True
+    dirs = segs[:-1]
+    for i, s in enumerate(dirs):
+        if s.lower() in _TEST_DIRS or _TEST_PROJECT.fullmatch(s):
+            return True
+        if i and dirs[i - 1] == "src" and _TEST_SOURCE_SET.fullmatch(s):
+            return True
+    return False
+
+
+def is_fixture_path(path: str) -> bool:
+    """Where a credential is a test fixture or a sample, not a leak: a test path
+    (`is_test_path`), an example, benchmark, documentation or certificate directory, a
+    documentation file, a template meant to be copied (`.env.example`, `config.yml.dist`)."""
+    path = path.replace("\\", "/")
+    segs = parts(path)
+    name = segs[-1].lower()
+    return (is_test_path(path) or any(s.lower() in _SAMPLE_DIRS for s in segs[:-1])
+            or name.endswith(_DOC_SUFFIXES) or bool(_SAMPLE_NAME.fullmatch(name)))
 
 
 def is_test_file_name(path: str) -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from review_agent.secrets import hit_findings, scan_text
 from review_agent.secrets.examples import fill
-from review_agent.secrets.hit_findings import is_fixture_path
+from review_agent.text.paths import is_fixture_path
 from tests.conftest import Repo
 from tests.helpers import run_cli
 

@@ -56,15 +56,16 @@ def test_oversized_file_is_scanned_from_the_diff(repo_with_commit: Repo) -> None
     assert (hit.line, hit.rule) == (51, "github-pat")
 
 
-def test_binary_marked_text_is_scanned_real_binary_skipped(repo_with_commit: Repo) -> None:
+def test_binary_marked_text_and_real_binary_are_both_scanned(repo_with_commit: Repo) -> None:
     repo_with_commit.stage({".gitattributes": "*.dat binary\n",
                             "cfg.dat": f"token={PAT}\n",
                             "blob.bin": b"\x00\x01" + f"token={PAT}".encode()})
     change = git.staged_change(repo_with_commit.path)
     # an attribute cannot make text binary (git.reveal_text): only the NUL-holding file is
     assert {f.path for f in change.files if f.binary} == {"blob.bin"}
-    hits = _scan(repo_with_commit)
-    assert [(h.path, h.rule) for h in hits] == [("cfg.dat", "github-pat")]
+    hits = _scan(repo_with_commit)  # a real binary: its printable runs (every byte)
+    assert sorted((h.path, h.rule) for h in hits) == [("blob.bin", "github-pat"),
+                                                      ("cfg.dat", "github-pat")]
 
 
 def test_deleted_file_is_not_scanned(repo_with_commit: Repo) -> None:
@@ -79,7 +80,7 @@ def test_allow_options_reach_scan_change(repo_with_commit: Repo) -> None:
     assert hit.allowed
 
 
-def test_scan_paths_walks_directories_and_skips_binary(tmp_path: Path) -> None:
+def test_scan_paths_walks_directories_and_reads_binary_runs(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "cfg.env").write_text(f"GITHUB_TOKEN={PAT}\n")
     (tmp_path / "a" / "img.bin").write_bytes(b"\x00" + PAT.encode())
@@ -89,4 +90,5 @@ def test_scan_paths_walks_directories_and_skips_binary(tmp_path: Path) -> None:
     missing = str(tmp_path / "missing.txt")
     hits = scan_paths([str(tmp_path / "a"), str(tmp_path / "b.py"), missing])
     assert sorted(h.path for h in hits) == sorted(
-        [str(tmp_path / "a" / "cfg.env"), str(tmp_path / "b.py")])
+        [str(tmp_path / "a" / "cfg.env"), str(tmp_path / "a" / "img.bin"),
+         str(tmp_path / "b.py")])
