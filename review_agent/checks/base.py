@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from review_agent.checks.scope import Source
 from review_agent.records import FileChange, Finding
+
+
+class CheckSettings(Protocol):
+    """What the checks read of the run's options (`config.options.Options` has them all)."""
+
+    @property
+    def exclude(self) -> tuple[str, ...]: ...  # globs of files the line rules skip
+
+    @property
+    def disable(self) -> tuple[str, ...]: ...  # rule ids (or prefixes) switched off
+
+    @property
+    def report_exemptions(self) -> bool: ...  # range reviews: self-granted exemptions
+
+    @property
+    def secrets_allow_paths(self) -> tuple[str, ...]: ...  # globs whose secrets go unreported
 
 
 class Rule(NamedTuple):

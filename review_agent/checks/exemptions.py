@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from review_agent.checks.base import Rule, finding, first_line
-from review_agent.config.options import Options
+from review_agent.checks.base import CheckSettings, Rule, finding, first_line
 from review_agent.records import Change, FileChange, Finding
 from review_agent.text.paths import (
     is_generated_name,
@@ -40,7 +39,7 @@ _KEY = re.compile(r"^(?P<indent>\s*)(?:-\s+)?[\"']?(?P<key>[A-Za-z_][\w-]*)[\"']
 _TABLE = re.compile(r"^\s*\[+\s*(?P<name>[^\]]+?)\s*\]+")
 
 
-def exemption_findings(change: Change, options: Options, minified: Mapping[str, bool],
+def exemption_findings(change: Change, options: CheckSettings, minified: Mapping[str, bool],
                        blobs: Mapping[str, bytes | None] | None = None) -> list[Finding]:
     """One info finding per self-granted exemption; `minified[path]` says the runner
     skipped the file for its long lines; `blobs` (new side) place config keys."""
@@ -92,7 +91,7 @@ def _gitleaks_edit(fc: FileChange) -> Iterator[Finding]:
                       "once merged")
 
 
-def _skipped_file(fc: FileChange, options: Options, minified: bool) -> Iterator[Finding]:
+def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Iterator[Finding]:
     if not fc.added_lines:
         return
     reason = ("a vendored path" if is_vendored(fc.path)

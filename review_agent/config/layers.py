@@ -17,11 +17,11 @@ from typing import Any
 from review_agent.config.options import (
     Options,
     _hosts,
-    apply_config,
     config_updates,
     read_user_config,
     user_config_path,
 )
+from review_agent.config.rule_ids import check_disable
 from review_agent.errors import ConfigError
 
 Warn = Callable[[str], None]
@@ -33,8 +33,10 @@ def user_options(env: Mapping[str, str], warn: Warn, *, lenient: bool) -> Option
     """Defaults < `$XDG_CONFIG_HOME/review-agent/config.yaml` < REVIEW_AGENT_ALLOW_HOSTS."""
     try:
         raw, source = read_user_config(env)
-        options = apply_config(Options(), raw, source or "user config", warn, lenient=lenient,
-                               user=True)
+        updates = config_updates(raw, source or "user config", warn, lenient=lenient,
+                                 user=True)
+        check_disable(updates.get("disable", ()), source or "user config", warn)
+        options = Options()._replace(**updates)
     except ConfigError as exc:
         if not lenient:
             raise
@@ -60,6 +62,7 @@ def layered_options(repo_raw: Mapping[str, Any], repo_source: str | None,
     options = user_options(env, warn, lenient=lenient)
     updates = config_updates(repo_raw, repo_source or "config", warn, lenient=lenient,
                              user=trusted_file)
+    check_disable(updates.get("disable", ()), repo_source or "config", warn)
     options = options._replace(**{**updates, **cli})
     from_repo = frozenset() if trusted_file else frozenset(updates) - frozenset(cli)
     return gate_key(options, from_repo, env, warn, repo_source or "config"), from_repo

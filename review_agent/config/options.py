@@ -341,8 +341,6 @@ def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], No
             warn(f"{source}: unknown key '{shown}' ignored")
             continue
         convert(spec, value, shown)
-    if "disable" in updates:
-        check_disable(updates["disable"], source, warn)
     if updates.get("secrets_allow"):
         updates["secrets_allow"] = check_regexes(updates["secrets_allow"], "secrets.allow",
                                                  source, warn)
@@ -354,33 +352,3 @@ def _convert(conv: Callable[[Any], Any], value: Any, key: str, source: str) -> A
         return conv(value)
     except TypeError as exc:
         raise ConfigError(f"{source}: '{key}' must be {exc}") from None
-
-
-SOURCES = ("builtin", "secrets", "model")
-
-
-def known_rule_ids() -> list[str]:
-    """Every rule id `disable` can name that we know of (model rule ids are open-ended)."""
-    from review_agent.checks import RULES
-    from review_agent.secrets import RULES as SECRET_RULES
-
-    return [*SOURCES, *RULES, *(f"secret/{r.id}" for r in SECRET_RULES)]
-
-
-def check_disable(entries: tuple[str, ...], source: str, warn: Callable[[str], None]) -> None:
-    """An unknown id in `disable` is a warning naming the closest known one (a typo would
-    otherwise keep the rule on, or look like it switched one off, without a word)."""
-    import difflib
-
-    from review_agent.report.common import one_line
-
-    known = known_rule_ids()
-    ids = set(known)
-    for entry in entries:
-        name = entry.rstrip("/")
-        if entry in ids or name in SOURCES or (
-                entry.endswith("/") and any(k.startswith(entry) for k in known)):
-            continue
-        close = difflib.get_close_matches(entry, known, n=1, cutoff=0.6)
-        hint = f"; did you mean '{close[0]}'?" if close else " (kept: it may be a model rule)"
-        warn(f"{source}: disable: no rule '{one_line(entry)[:60]}'{hint}")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
-from review_agent.checks.runner import new_lines
+from review_agent.checks.new_lines import new_lines
 from review_agent.config.options import Options
 from review_agent.hook import early
 from review_agent.records import Change, FileChange, Finding, Report

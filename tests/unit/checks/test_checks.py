@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from review_agent.checks import RULES, is_disabled, run_checks
+from review_agent.checks import RULES, rule_disabled, run_checks
 from review_agent.config.options import Options
 from review_agent.records import Change, DiffLine, FileChange, Finding, Hunk
 from review_agent.vcs import git
@@ -142,7 +142,7 @@ def test_disable_by_id_prefix_and_builtin(git_repo: Repo) -> None:
     assert [f.rule for f in check(git_repo, Options(disable=("secret/",)))] == [
         "debug-print", "debugger"]
     assert check(git_repo, Options(disable=("builtin",))) == []
-    assert is_disabled("secret/aws", ("secret/",)) and not is_disabled("debugger", ("debug",))
+    assert rule_disabled("secret/aws", ("secret/",)) and not rule_disabled("debugger", ("debug",))
 
 
 def test_skipped_files_only_get_conflict_markers(git_repo: Repo) -> None:

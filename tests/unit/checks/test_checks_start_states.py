@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from review_agent.checks.runner import start_states
+from review_agent.checks.lexer_states import start_states
 from review_agent.text.lexer import Syntax, split_line, syntax_for
 from tests.conftest import Repo
 from tests.unit.checks.test_checks_stream import POOL
@@ -71,16 +71,16 @@ def test_escapes_runs_of_quotes_and_comment_marks(language: str) -> None:
 def test_a_line_without_an_opener_carries_no_state_out(language: str) -> None:
     """line_findings lexes a line that no rule looks at only when a state comes in or an
     opener is on it: any other line leaves no state, as split_line says."""
-    from review_agent.checks.runner import _multiline_openers, _opens
+    from review_agent.checks.lexer_states import multiline_openers, opens_multiline
 
     syn = syntax_for(language)
     assert syn is not None
-    openers = _multiline_openers(syn)
+    openers = multiline_openers(syn)
     rng = random.Random(f"no-opener-{language}")
     seen = 0
     for _ in range(5000):
         text = "".join(rng.choice(ATOMS + POOL) for _ in range(rng.randint(0, 4)))
-        opens = _opens(syn)
+        opens = opens_multiline(syn)
         assert (opens is not None and opens(text)) == bool(openers and openers.search(text))
         if openers is not None and openers.search(text):
             continue
@@ -90,7 +90,8 @@ def test_a_line_without_an_opener_carries_no_state_out(language: str) -> None:
 
 
 def test_code_views_are_the_lexed_code_of_changed_lines(repo_with_commit: Repo) -> None:
-    from review_agent.checks.runner import code_views, file_info
+    from review_agent.checks.classify import file_info
+    from review_agent.checks.line_rules import code_views
     from review_agent.config.options import Options
     from review_agent.vcs.git import read_blobs_sized, staged_change
 

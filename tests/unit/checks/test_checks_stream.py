@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from review_agent.checks import runner, stream
+from review_agent.checks import line_rules, new_lines, stream
 from review_agent.checks.base import FileInfo
 from review_agent.records import FileChange
 from review_agent.text.paths import language_of
@@ -57,7 +57,7 @@ def _edit(rng: random.Random, text: str) -> str:
 
 def _hits(info: FileInfo) -> tuple[list[tuple[object, str]], list[tuple[str, str]]]:
     disable = ()
-    fh = runner.line_findings(info, runner._plan(info.language, info.skipped, disable))
+    fh = line_rules.line_findings(info, line_rules.plan(info.language, info.skipped, disable))
     return [(h.finding, h.text) for h in fh.added], fh.removed
 
 
@@ -141,8 +141,8 @@ def test_new_lines_of_a_big_blob_read_locally_match_the_split(monkeypatch: pytes
     rng = random.Random(9)
     blob = "\n".join(rng.choice(POOL) for _ in range(400)).encode()
     lines = blob.decode().split("\n")
-    monkeypatch.setattr(runner, "LOCAL_BYTES", 0)
-    local = runner.NewLines(blob)
+    monkeypatch.setattr(new_lines, "LOCAL_BYTES", 0)
+    local = new_lines.NewLines(blob)
     assert len(local) == len(lines)
     for i in [*rng.sample(range(len(lines)), 60), 0, len(lines) - 1, -1, -len(lines)]:
         assert local[i] == lines[i]

@@ -1,0 +1,88 @@
+"""Findings the change did not introduce: an added line's finding is dropped when a
+removed line that raised the same rule pairs with it (an edited, re-indented or moved line)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from review_agent.checks import conflicts
+from review_agent.checks.line_rules import FileHits
+from review_agent.records import Finding
+
+RATIO_CHARS = 400  # enough of a line to tell an edit from a different line, in bounded time
+
+
+def _ratio(a: str, b: str) -> float:
+    x, y = " ".join(a.split())[:RATIO_CHARS], " ".join(b.split())[:RATIO_CHARS]
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+
+PAIR_SAME_FILE = 0.4  # an edited line keeps this much of its old text
+PAIR_OTHER_FILE = 0.8  # a line moved to another file keeps nearly all of it
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())[:RATIO_CHARS]
+
+
+class _Removed:
+    """The removed lines that raised one rule: those of parsed files compared one by one,
+    every one (streamed files' too) findable by its normalised text (a ratio of 1.0)."""
+
+    __slots__ = ("compared", "by_text", "alive")
+
+    def __init__(self) -> None:
+        self.compared: list[tuple[int, str, str]] = []  # (id, path, text) of parsed files
+        self.by_text: dict[str, list[tuple[int, str]]] = {}  # normalised -> (id, path)
+        self.alive: list[bool] = []
+
+    def add(self, path: str, text: str, compared: bool) -> None:
+        i = len(self.alive)
+        self.alive.append(True)
+        if compared:
+            self.compared.append((i, path, text))
+        self.by_text.setdefault(_norm(text), []).append((i, path))
+
+    def same_text(self, text: str) -> int:
+        return next((i for i, _ in self.by_text.get(_norm(text), ()) if self.alive[i]), -1)
+
+
+def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
+    """Added-line findings the change did not introduce: each removed line that raised the
+    same rule (an edited, re-indented or moved line that already had the construct) pairs
+    with the most similar added one, which is then dropped.
+
+    An oversized file can raise hundreds of thousands of hits: comparing each with each
+    would take hours, so its lines pair only with lines of the same text (whitespace
+    aside), never by similarity; parsed files pair as always among themselves."""
+    pool: dict[str, _Removed] = {}
+    for path, fh in hits.items():
+        for rule_id, text in fh.removed:
+            pool.setdefault(rule_id, _Removed()).add(path, text, not fh.streamed)
+    out: list[Finding] = []
+    for path, fh in hits.items():
+        for hit in fh.added:
+            f = hit.finding
+            removed = pool.get(f.rule)
+            best, best_i = 0.0, -1
+            if removed is not None and not fh.streamed:
+                for i, other, text in removed.compared:
+                    if not removed.alive[i]:
+                        continue
+                    need = PAIR_SAME_FILE if other == path else PAIR_OTHER_FILE
+                    r = _ratio(hit.text, text)
+                    if r >= need and r > best:
+                        best, best_i = r, i
+            if removed is not None and best < 1.0:
+                # a ratio of 1.0 is the same text: among parsed files' lines the comparison
+                # found it already, so this finds an oversized file's line (or nothing)
+                same = removed.same_text(hit.text)
+                if same >= 0:
+                    best_i = same
+            if best_i >= 0 and f.rule != conflicts.CONFLICT.id:
+                assert removed is not None
+                removed.alive[best_i] = False
+                continue
+            out.append(f)
+    return out
