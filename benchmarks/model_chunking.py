@@ -49,7 +49,7 @@ def make_repo(base: Path, n: int) -> Path:
 
 
 def bundle_for(repo: Path, n: int) -> object:
-    from review_agent.review.context import stage_review_context
+    from review_agent.context.staging import stage_review_context
 
     change = git.staged_change(repo)
     shas = sorted({f.new_sha for f in change.files})

@@ -115,7 +115,7 @@ def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Ite
 
 
 def _marker_and_pragmas(fc: FileChange) -> Iterator[Finding]:
-    from review_agent.review.ignores import parse
+    from review_agent.checks.ignores import parse
 
     for no, text in fc.added_lines:
         if no <= _GENERATED_LINES and is_generated_text(text):

@@ -86,7 +86,8 @@ def _run(argv: list[str]) -> int:
         if not args.command:
             parser.print_help(_stdout())
             return 2
-        from review_agent.cli import progress, signals
+        from review_agent.cli import signals
+        from review_agent.models import progress
 
         progress.configure(quiet=bool(getattr(args, "quiet", False)))
         try:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from review_agent import safe_write
-from review_agent.cli.output import emit, exit_code, shows_excerpts
+from review_agent.commands.output import emit, exit_code, shows_excerpts
 from review_agent.config.ci_env import BaseGuess, detect_base
 from review_agent.config.command_line import warn
 from review_agent.config.options import Options
-from review_agent.config.range_options import prompts_from_tree, range_options
 from review_agent.errors import ReviewAgentError
+from review_agent.review.range_options import prompts_from_tree, range_options
 from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
 from review_agent.vcs import git
 from review_agent.vcs.base_tree import BaseTree

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from review_agent.cli.output import emit, exit_code
+from review_agent.commands.output import emit, exit_code
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 

@@ -25,7 +25,7 @@ REVIEW_MODULES = (
     "review_agent.config.command_line", "review_agent.review.pipeline", "review_agent.secrets",
     "review_agent.checks", "review_agent.team", "review_agent.graph.engine",
     "review_agent.graph.spec", "review_agent.models", "review_agent.review.filters",
-    "review_agent.cli.output",
+    "review_agent.commands.output",
 )
 
 
@@ -83,7 +83,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     except ReviewAgentError as exc:
         # our own trouble is a warning; the secrets are still looked for
         warn(f"{exc}; review skipped, secrets scanned alone")
-        from review_agent.cli.output import emit
+        from review_agent.commands.output import emit
         from review_agent.commands.secrets_cmd import change_report
         from review_agent.review.gate import secret_gate
 
@@ -124,9 +124,9 @@ def _prework(root: Path, options: Options) -> None:
     (`secrets.staged.prescan`, `checks.runner.precheck`) and does what is left, the line
     rules here and the scan beside them in a child for a big change."""
     from review_agent.checks.runner import precheck
+    from review_agent.context.skips import keep_skip_reason
     from review_agent.hook import early
     from review_agent.review.filters import PRAGMA, names_review_agent
-    from review_agent.review.skips import keep_skip_reason
     from review_agent.secrets.staged import prescan
 
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
@@ -168,7 +168,7 @@ def _hook_options(args: argparse.Namespace, root: Path) -> Options:
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
     from review_agent.config.command_line import cli_updates, load_options, worktree_reader
-    from review_agent.config.range_options import range_options
+    from review_agent.review.range_options import range_options
 
     root = git.toplevel(Path.cwd())
     prompt_files = None
@@ -357,7 +357,7 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        stopped: str | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
     reported secret stops; `blobs` marks files reviewed whole."""
-    from review_agent.cli.output import emit, exit_code, shows_excerpts
+    from review_agent.commands.output import emit, exit_code, shows_excerpts
     from review_agent.review.gate import secret_gate
     from review_agent.review.pipeline import review_change, review_incomplete
 

@@ -76,7 +76,7 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
 
 def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | None:
     """approval_policy from --policy FILE, else the configuration's, else None (defaults)."""
-    from review_agent.team.policy import load_policy
+    from review_agent.config.policy import load_policy
 
     if policy_path is None:
         return dict(options.approval_policy) if options.approval_policy is not None else None

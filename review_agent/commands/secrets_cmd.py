@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
+from review_agent.findings import is_disabled, merge
 from review_agent.records import Change, Finding, Report
-from review_agent.review.findings import is_disabled, merge
 from review_agent.vcs import git
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: 
 
 def write_and_exit(report: Report, options: Options, explicit_fail_on: bool, fmt: str,
                    output: str | None, stream: TextIO, no_color: bool, quiet: bool) -> int:
-    from review_agent.cli.output import emit, exit_code
+    from review_agent.commands.output import emit, exit_code
 
     emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
     # Like gitleaks and detect-secrets-hook, a found secret exits 1 unless --fail-on says.

@@ -98,7 +98,7 @@ def check_regexes(patterns: tuple[str, ...], key: str, source: str,
                   warn: Callable[[str], None]) -> tuple[str, ...]:
     """The patterns RE2 compiles (user patterns run in linear time, RE2's syntax, as
     gitleaks'); each other is one warning naming it, and left out."""
-    from review_agent.report.common import one_line
+    from review_agent.text.printable import one_line
 
     kept = []
     for rx in patterns:
@@ -133,7 +133,7 @@ def _fail_on(v: Any) -> str:
 
 
 def _policy(v: Any) -> dict[str, Any]:
-    from review_agent.team.policy import normalize_policy
+    from review_agent.config.policy import normalize_policy
 
     try:
         return normalize_policy(v, "approval_policy")
@@ -301,7 +301,7 @@ def apply_config(base: Options, raw: Mapping[str, Any], source: str, warn: Calla
 def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], None], *,
                    lenient: bool = False, user: bool = False) -> dict[str, Any]:
     """The Options fields a raw mapping sets (see apply_config)."""
-    from review_agent.report.common import one_line
+    from review_agent.text.printable import one_line
 
     updates: dict[str, Any] = {}
 

@@ -6,8 +6,8 @@ import difflib
 from collections.abc import Callable
 
 from review_agent.checks.rules import RULES
-from review_agent.report.common import one_line
 from review_agent.secrets.rules import RULES as SECRET_RULES
+from review_agent.text.printable import one_line
 
 SOURCES = ("builtin", "secrets", "model")
 

@@ -4,7 +4,7 @@ budgets and limits; unreachable nodes and missing fallbacks are warnings."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from review_agent.graph.codes import (
     FINALIZE,
@@ -16,14 +16,14 @@ from review_agent.graph.codes import (
     kind_of,
     warning,
 )
-from review_agent.graph.when import When, is_unconditional
-from review_agent.graph.yamlsrc import Lines
+from review_agent.graph.when import When, edge_condition, is_unconditional
+
+if TYPE_CHECKING:  # yamlsrc imports yaml, which loading the shipped graph does without
+    from review_agent.graph.yamlsrc import Lines
 
 
 def edges_of(data: dict[str, Any]) -> dict[str, list[tuple[str, When]]]:
     """Outgoing (target, condition) per node id, in declaration order (validated data only)."""
-    from review_agent.graph.validate import edge_condition
-
     out: dict[str, list[tuple[str, When]]] = {n["id"]: [] for n in data["nodes"]}
     for edge in data["edges"]:
         out[edge["from"]].append((edge["to"], edge_condition(edge)))

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from review_agent.errors import GraphError
+from review_agent.graph import shipped
+from review_agent.graph.analysis import entries_of
 from review_agent.graph.codes import (
     DEFAULT_FINALIZE_FUNCTION,
     DEFAULT_PASS_THRESHOLD,
@@ -20,6 +22,7 @@ from review_agent.graph.codes import (
     judge_values,
 )
 from review_agent.graph.ir import Edge, Graph, Limits, Node, When
+from review_agent.graph.when import edge_condition
 from review_agent.resources import default_graph_path
 
 __all__ = ["FINALIZE", "Edge", "Graph", "Limits", "Node", "When", "load_graph", "parse_graph",
@@ -39,7 +42,7 @@ def parse_graph(text: str, known: Collection[str] | None = None, source: str = "
 
     With `known`, a node function outside it is an error here (the graph is about to run).
     """
-    from review_agent.graph.validate import check_text
+    from review_agent.graph.validate import check_text  # lazy: yaml, unused for the shipped graph
 
     report, data = check_text(text, known, source)
     if data is None:
@@ -72,8 +75,6 @@ def load_graph(path: str | Path | None = None, known: Collection[str] | None = N
 
 def shipped_graph(text: str) -> Graph | None:
     """The shipped graph, built and validated ahead of time, when `text` is its YAML."""
-    from review_agent.graph import shipped
-
     return shipped.GRAPH if text == shipped.SOURCE else None
 
 
@@ -101,9 +102,6 @@ def _node(n: Mapping[str, Any]) -> Node:
 
 def build(data: dict[str, Any]) -> Graph:
     """The Graph of a mapping that passed all three stages."""
-    from review_agent.graph.analysis import entries_of
-    from review_agent.graph.validate import edge_condition
-
     defaults = data.get("defaults") or {}
     limits = Limits(
         max_iterations=defaults.get("max_iterations"),

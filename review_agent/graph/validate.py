@@ -22,7 +22,7 @@ from review_agent.graph.codes import (
 )
 from review_agent.graph.legacy import is_legacy, migrate
 from review_agent.graph.schema import schema
-from review_agent.graph.when import When, parse_condition, parse_when
+from review_agent.graph.when import edge_condition
 from review_agent.graph.yamlsrc import Lines, parse
 
 STAGES = ("schema", "structural", "ir_analysis")
@@ -87,11 +87,6 @@ def report(schema_errors: list[Error], structural: list[Error] | None,
 
 
 # ---- stage 2: structural ----------------------------------------------------------------------
-
-
-def edge_condition(edge: Mapping[str, Any]) -> When:
-    """The parsed condition of a schema-valid edge (`when` or the `condition` extension)."""
-    return parse_condition(edge) if "condition" in edge else parse_when(edge["when"])
 
 
 def _structural(data: dict[str, Any], known: Collection[str] | None, lines: Lines

@@ -74,6 +74,11 @@ def _number(value: object, key: str) -> float:
     return float(value)
 
 
+def edge_condition(edge: Mapping[str, Any]) -> When:
+    """The parsed condition of a schema-valid edge (`when` or the `condition` extension)."""
+    return parse_condition(edge) if "condition" in edge else parse_when(edge["when"])
+
+
 def parse_condition(edge: Mapping[str, Any]) -> When:
     """A seed 003 `condition:` of an edge (with threshold, min/max or value); ValueError if bad."""
     name = edge.get("condition")

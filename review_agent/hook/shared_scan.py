@@ -31,7 +31,7 @@ def files_left(ctx: TeamContext) -> list[FileChange]:
     """The files whose secret scan or skip reason the bundle will take and nobody found
     ahead, in order; none when the bundle scans more than the added lines (its excerpts'
     own scans)."""
-    from review_agent.review.skips import has_skip_reason
+    from review_agent.context.skips import has_skip_reason
     from review_agent.secrets import staged
     from review_agent.team.staging import scans_added_lines_only
 
@@ -49,7 +49,7 @@ def _scan_one(ctx: TeamContext, fc: FileChange
               ) -> tuple[list[SecretHit] | None, bool, str | None]:
     """What the bundle takes of one file, when not found ahead: (its scan or None, whether
     its skip reason is here, the reason)."""
-    from review_agent.review.skips import has_skip_reason, skip_reason
+    from review_agent.context.skips import has_skip_reason, skip_reason
     from review_agent.secrets import staged
 
     allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths
@@ -64,7 +64,7 @@ def _scan_one(ctx: TeamContext, fc: FileChange
 
 def _keep_one(ctx: TeamContext, fc: FileChange,
               done: tuple[list[SecretHit] | None, bool, str | None]) -> None:
-    from review_agent.review.skips import has_skip_reason, keep_skip_reason
+    from review_agent.context.skips import has_skip_reason, keep_skip_reason
     from review_agent.secrets import staged
 
     allow, allow_paths = ctx.options.secrets_allow, ctx.options.secrets_allow_paths
@@ -81,7 +81,7 @@ def front_then(ctx: TeamContext, left: Sequence[FileChange], shared: both_ends.S
     """In the child: the files left from the first until the parent is met, then what
     the parent did, then `bundle()` (the staging, which takes all of it). The item after the last
     file is the scan of the change's paths (the parent's first, when it gets there)."""
-    from review_agent.review.context import keep_path_hits, path_hits
+    from review_agent.context.staging import keep_path_hits, path_hits
 
     assert ctx.change is not None
     shared.as_child()
@@ -105,7 +105,7 @@ def back(ctx: TeamContext, left: Sequence[FileChange], shared: both_ends.Shared
                ) -> dict[int, object]:
     """In the parent, its own work done: the items left from the last until the child is
     met (what fails is left to the child's bundle)."""
-    from review_agent.review.context import path_hits
+    from review_agent.context.staging import path_hits
 
     assert ctx.change is not None
     done: dict[int, object] = {}
@@ -119,7 +119,7 @@ def back(ctx: TeamContext, left: Sequence[FileChange], shared: both_ends.Shared
 
 # what the graph's run imports first when it starts (its nodes, their prompts, the cache)
 GRAPH_MODULES = ("review_agent.graph.shipped", "review_agent.team.shipped_prompts",
-                 "review_agent.models.cache", "review_agent.team.tools",
+                 "review_agent.cache", "review_agent.team.tools",
                  "review_agent.models.grounding")
 
 

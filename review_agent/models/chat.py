@@ -16,8 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from review_agent import cache
 from review_agent.errors import ModelError
-from review_agent.models import cache, parse, review_loop
+from review_agent.models import parse, review_loop
 from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.chunking import estimate_tokens
 from review_agent.models.envelope import Message

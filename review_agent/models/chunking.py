@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from review_agent.models import cache
+from review_agent import cache
 from review_agent.records import ContextBundle, ContextFile, Excerpt
 
 T = TypeVar("T")

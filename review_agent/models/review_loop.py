@@ -12,10 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from review_agent.cli.progress import ProgressLine
+from review_agent import findings as findings_mod
+from review_agent.context.render import render_bundle
 from review_agent.models import parse
 from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.chunking import MARGIN, estimate_tokens, halve, run_pool, split_bundle
+from review_agent.models.progress import ProgressLine
 from review_agent.models.request import (
     FINDINGS_SCHEMA,
     REVIEW_CONTRACT,
@@ -24,8 +26,6 @@ from review_agent.models.request import (
     with_contract,
 )
 from review_agent.records import ContextBundle, Finding
-from review_agent.review import findings as findings_mod
-from review_agent.review.render import render_bundle
 
 T = TypeVar("T")
 

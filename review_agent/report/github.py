@@ -13,11 +13,10 @@ from review_agent.report.common import (
     TOOL_NAME,
     counts,
     hidden_line,
-    no_controls,
-    one_line,
     shown,
     summary_line,
 )
+from review_agent.text.printable import no_controls, one_line
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 # GitHub shows at most this many annotations per level and step

@@ -13,8 +13,9 @@ from typing import Any, TextIO
 
 from review_agent import __version__
 from review_agent.records import Finding, Report, ReviewedFile
-from review_agent.report.common import TOOL_NAME, counts, printable, prompt_label, summary_line
+from review_agent.report.common import TOOL_NAME, counts, prompt_label, summary_line
 from review_agent.report.html_assets import SCRIPT, STYLE
+from review_agent.text.printable import printable
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:; base-uri 'none'; form-action 'none'")

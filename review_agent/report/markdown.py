@@ -10,11 +10,10 @@ from review_agent.report.common import (
     TOOL_NAME,
     counts,
     hidden_line,
-    one_line,
-    printable,
     prompt_label,
     shown,
 )
+from review_agent.text.printable import one_line, printable
 
 _ESCAPES = {
     "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",

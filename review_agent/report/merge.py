@@ -62,7 +62,7 @@ def merge_documents(docs: Sequence[tuple[str, Mapping[str, Any]]],
                     max_findings: int = DEFAULT_MAX_FINDINGS) -> Report:
     """One Report from the parts' JSON documents (name, document): findings, files and
     warnings added up, the worst status, the longest part's time (jobs run side by side)."""
-    from review_agent.review.findings import sort_key
+    from review_agent.findings import sort_key
 
     if not docs:
         raise ReviewAgentError("report merge: name at least one JSON report")

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from review_agent.records import Report
-from review_agent.report.common import TOOL_NAME, hidden_line, one_line, shown, summary_line
+from review_agent.report.common import TOOL_NAME, hidden_line, shown, summary_line
+from review_agent.text.printable import one_line
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
 _RESET = "\033[0m"

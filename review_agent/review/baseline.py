@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from review_agent.fingerprints import LINE_KEY
 from review_agent.records import FINGERPRINT_VERSION, Finding
-from review_agent.review.fingerprints import LINE_KEY
 
 _MASK = re.compile(r"\S*\u2026\S*")  # redaction.mask: first characters, "…", last ones
 

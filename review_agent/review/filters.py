@@ -12,12 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
+from review_agent.checks import ignores
 from review_agent.checks.new_lines import new_lines
 from review_agent.config.options import Options
+from review_agent.fingerprints import context_fingerprint, secret_rows, unique
 from review_agent.hook import early
 from review_agent.records import Change, FileChange, Finding, Report
-from review_agent.review import baseline, ignores
-from review_agent.review.fingerprints import context_fingerprint, secret_rows, unique
+from review_agent.review import baseline
 
 
 def file_lines(change: Change, blobs: Mapping[str, bytes | None]

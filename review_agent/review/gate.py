@@ -15,7 +15,8 @@ from typing import TextIO
 
 from review_agent.config.options import Options
 from review_agent.records import Finding
-from review_agent.report.common import one_line, plural
+from review_agent.report.common import plural
+from review_agent.text.printable import one_line
 
 HOW_TO_ALLOW = ("not a secret? add `gitleaks:allow` (or `pragma: allowlist secret`) in a "
                 "comment on its line, or a `secrets.allow` regex in the config; "

@@ -329,7 +329,7 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
     included), `kept`, the deterministic findings computed before it, are in the report
     with whatever findings the graph did return. A graph that ends early without failing
     reports what it reports: that is the graph's choice, not an accident."""
-    from review_agent.review.findings import is_disabled, line_texts, merge
+    from review_agent.findings import is_disabled, line_texts, merge
 
     out: dict[str, Any] = dict(final.get("final_output") or {})
     findings = tuple(f for f in final.get("findings") or () if isinstance(f, Finding))

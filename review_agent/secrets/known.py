@@ -15,6 +15,7 @@ from typing import Any
 
 from review_agent.secrets.filters import char_classes, is_wordy
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.placeholder import placeholder
 from review_agent.secrets.recall import RULES as RECALL_RULES
 
 MIN_LEN = 6  # shorter values are too likely to be ordinary words elsewhere
@@ -25,8 +26,6 @@ _values: dict[str, str] = {}  # value -> its placeholder
 
 def remember(hits: Iterable[SecretHit]) -> None:
     """Remember each hit's value (and each piece of a split one) for later scrubbing."""
-    from review_agent.secrets.redaction import placeholder
-
     new = {}
     for h in hits:
         ph = None

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import hmac
-import os
 from collections.abc import Sequence
-from pathlib import Path
 
-from review_agent import safe_write
 from review_agent.records import Finding
 from review_agent.secrets import known
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.placeholder import placeholder
 from review_agent.secrets.scanner import scan_text
-
-KEY_FILE = "redaction.key"
-KEY_BYTES = 32
 
 
 def mask(value: str) -> str:
@@ -24,44 +17,6 @@ def mask(value: str) -> str:
     n = len(value)
     lead, tail = min(4, n // 4), min(3, n // 6)
     return value[:lead] + "\u2026" + (value[n - tail:] if tail else "")
-
-
-def hash6(value: str) -> str:
-    """Six hex digits that recognise a secret across runs without letting anyone test a guess.
-
-    A plain hash would go to the model provider with the placeholder, and for a weak
-    password it confirms a dictionary guess; keyed by a random per-user key it tells nothing.
-    """
-    data = value.encode("utf-8", "surrogateescape")
-    return hmac.new(redaction_key(), data, hashlib.sha256).hexdigest()[:6]
-
-
-def redaction_key() -> bytes:
-    """The user's key in the cache directory, made on first use (a per-run key if unwritable)."""
-    from review_agent.models.cache import cache_dir
-
-    return _key_at(cache_dir() / KEY_FILE)
-
-
-@functools.lru_cache(maxsize=4)
-def _key_at(path: Path) -> bytes:
-    try:
-        key = path.read_bytes()
-        if len(key) == KEY_BYTES:
-            return key
-    except OSError:
-        pass
-    key = os.urandom(KEY_BYTES)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        safe_write.write_bytes(path, key, mode=0o600)
-    except OSError:
-        pass
-    return key
-
-
-def placeholder(hit: SecretHit) -> str:
-    return f"[REDACTED:{hit.rule}:{hash6(hit.value)}]"
 
 
 def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
@@ -148,10 +103,17 @@ def redact_request(text: str) -> str:
     return redact(text)[0]
 
 
+def secret_fingerprint(rule: str, path: str, masked: str) -> str:
+    """A secret finding's own part: its rule, its file and its mask. Nothing the mask
+    hides goes in, so no guess at the value can be tested against it; another value on
+    the same line (a rotated key) still differs, by its mask."""
+    key = "\0".join(("secret", rule, path, masked))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def hit_finding(hit: SecretHit, line_offset: int = 0) -> Finding:
     """The report line of a hit: rule `secret/<rule>`, the value masked, the fingerprint
-    its rule, file and mask: nothing the mask hides (review/fingerprints.py)."""
-    from review_agent.review.fingerprints import secret_fingerprint
+    its rule, file and mask: nothing the mask hides (`secret_fingerprint`)."""
 
     masked = mask(hit.value)
     return Finding(hit.path, hit.line + line_offset, hit.end_line + line_offset, hit.severity,

@@ -157,7 +157,7 @@ def render(template: PromptTemplate, **variables: Any) -> str:
     """Render a template; a missing variable is a ConfigError naming the file and the key."""
     # The hook renders the same prompt on every commit: a rendered copy in the user cache
     # spares the jinja2 import and compile (about 35 ms) on the hot path.
-    from review_agent.models import cache
+    from review_agent import cache
 
     root = cache.cache_dir()
     key = cache.key("prompt", template.source,

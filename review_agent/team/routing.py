@@ -126,7 +126,7 @@ def prepare_human_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
 
     Every action a proposal would take (write, commit, command, call out, touch secrets) is
     blocked per approval_policy: held for the human, or refused outright."""
-    from review_agent.team.policy import DEFAULT_POLICY, blocked_for
+    from review_agent.config.policy import DEFAULT_POLICY, blocked_for
 
     blocked = list(state.get("blocked_actions") or [])
     artifact = state.get("specialist_artifact") or {}

@@ -114,7 +114,7 @@ def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
 
 
 def _note_findings(artifact: dict[str, Any]) -> tuple[Finding, ...]:
-    from review_agent.review.findings import merge
+    from review_agent.findings import merge
 
     out = []
     for note in artifact.get("notes") or []:
@@ -129,8 +129,8 @@ def _note_findings(artifact: dict[str, Any]) -> tuple[Finding, ...]:
 
 def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     from review_agent.checks import run_checks
+    from review_agent.findings import is_disabled, merge
     from review_agent.models.grounding import ground
-    from review_agent.review.findings import is_disabled, merge
 
     assert ctx.change is not None
     bundle = state["context_bundle"]["bundle"]

@@ -63,7 +63,7 @@ def stage_context(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 def review_bundle(ctx: TeamContext) -> ContextBundle:
     """The redacted bundle of the change under review (no byte budget for a model that
     reads nothing)."""
-    from review_agent.review.context import stage_review_context
+    from review_agent.context.staging import stage_review_context
 
     assert ctx.change is not None
     options = ctx.options

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from review_agent.team.policy import DEFAULT_POLICY, normalize_policy
+from review_agent.config.policy import DEFAULT_POLICY, normalize_policy
 
 ROLES = ("scaffolder", "test_engineer", "documenter", "optimizer", "reviewer")
 TASK_TYPES = ("ideation", "implementation", "test_creation", "documentation",

@@ -39,7 +39,7 @@ def tree_path(path: str, what: str) -> str:
 
 
 def _shown(path: str) -> str:
-    from review_agent.report.common import one_line
+    from review_agent.text.printable import one_line
 
     return one_line(path)[:200]
 

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from review_agent.cli import progress
-from review_agent.cli.progress import ProgressLine
+from review_agent.models import progress
+from review_agent.models.progress import ProgressLine
 from review_agent.report.common import COST_PATTERN, SUMMARY_PATTERN
 from tests.conftest import Repo
 from tests.helpers import run_cli

@@ -11,7 +11,7 @@ import pytest
 
 from review_agent.records import Finding, Report
 from review_agent.report import github, markdown
-from review_agent.report.common import one_line
+from review_agent.text.printable import one_line
 from tests.conftest import Repo
 from tests.helpers import run_cli
 from tests.model_server import ModelServer, findings

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from review_agent import safe_write
-from review_agent.config import range_options
-from review_agent.models import cache
+from review_agent import cache, safe_write
+from review_agent.review import range_options
 
 ORIGINAL = b"keep me\n"
 

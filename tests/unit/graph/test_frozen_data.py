@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from review_agent.commands import freeze
 from review_agent.errors import ConfigError, GraphError
-from review_agent.graph import freeze, shipped, spec
+from review_agent.graph import shipped, spec
 from review_agent.resources import default_graph_path
 from review_agent.team import NODES, prompts, shipped_prompts
 from tests.conftest import Repo
 
 
 def test_the_generated_modules_are_up_to_date() -> None:
-    # a YAML or prompt edit without `python -m review_agent.graph.freeze` fails here
+    # a YAML or prompt edit without `python -m review_agent.commands.freeze` fails here
     assert freeze.main(["--check"]) == 0
     for path, text in freeze.wanted_modules().items():
         assert path.read_text(encoding="utf-8") == text, path

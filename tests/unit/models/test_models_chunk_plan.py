@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from review_agent.context.render import render_bundle
 from review_agent.models import chunking
 from review_agent.models.chunking import split_bundle
 from review_agent.records import ContextBundle
-from review_agent.review.render import render_bundle
 from tests.model_server import ModelServer, findings
 from tests.unit.models.test_models_chunking import bundle, cfile, render
 from tests.unit.models.test_models_openai import PROMPT, model

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from review_agent.context.render import render_bundle
 from review_agent.errors import ConfigError, ModelError
 from review_agent.models import make_adapter
 from review_agent.models.base import ModelSettings
@@ -16,7 +17,6 @@ from review_agent.models.ollama import DEFAULT_HOST, OllamaModel
 from review_agent.models.openai import OpenAIModel, make, resolve_base_url
 from review_agent.models.request import CONTRACT
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt
-from review_agent.review.render import render_bundle
 from tests.model_server import (
     CLOSE,
     HANG,

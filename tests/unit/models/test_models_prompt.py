@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from review_agent.context.render import render_bundle
 from review_agent.models.request import review_user_message
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt, Finding
-from review_agent.review.render import render_bundle
 from review_agent.team.prompts import load_library, render
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "reviewer_prompt.txt"

@@ -12,11 +12,10 @@ from review_agent.report.common import (
     counts,
     finding_dict,
     hidden_line,
-    one_line,
-    printable,
     shown,
     summary_line,
 )
+from review_agent.text.printable import one_line, printable
 
 SECRET = "AKIAIOSFODNN7EXAMPLQ"  # a made-up AWS-style key id; only its mask may be printed
 MASKED = "AKIA…LPQ"

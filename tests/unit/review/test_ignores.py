@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from review_agent.checks import RULES
+from review_agent.checks import RULES, ignores
+from review_agent.fingerprints import context_fingerprint
 from review_agent.records import Finding
-from review_agent.review import baseline, ignores
-from review_agent.review.fingerprints import context_fingerprint, secret_fingerprint
+from review_agent.review import baseline
+from review_agent.secrets.redaction import secret_fingerprint
 
 
 def f(rule: str, line: int = 2, source: str = "builtin", path: str = "a.py") -> Finding:

@@ -25,8 +25,8 @@ def _h6(value: str) -> str:
     """The placeholder hash, recomputed from the user's key file in the cache directory."""
     import hmac
 
-    from review_agent.models.cache import cache_dir
-    from review_agent.secrets.redaction import redaction_key
+    from review_agent.cache import cache_dir
+    from review_agent.secrets.placeholder import redaction_key
 
     redaction_key()  # make sure the key file exists for this test's cache directory
     key = (cache_dir() / "redaction.key").read_bytes()
@@ -315,12 +315,12 @@ def test_secrets_command_refuses_staged_with_paths(git_repo: Repo) -> None:
 
 def test_placeholder_hash_is_keyed_per_user_and_stable_across_runs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from review_agent.secrets import redaction
+    from review_agent.secrets import placeholder
 
     redacted, _ = redact(f"key = {AKIA}\n", "a.py")
     plain = hashlib.sha256(AKIA.encode()).hexdigest()[:6]
     assert plain not in redacted  # not a bare hash anyone could test a guess against
-    redaction._key_at.cache_clear()  # as a new process would: the key comes from the file
+    placeholder._key_at.cache_clear()  # as a new process would: the key comes from the file
     again, _ = redact(f"key = {AKIA}\n", "a.py")
     assert again == redacted  # same user, same key file: recognisable across runs
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))

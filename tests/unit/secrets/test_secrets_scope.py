@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from review_agent.config.options import Options
-from review_agent.review.context import stage_review_context
+from review_agent.context.staging import stage_review_context
 from review_agent.review.pipeline import with_new_blobs
 from review_agent.secrets import known, redact
 from review_agent.vcs import git

@@ -122,7 +122,7 @@ def test_prompts_list_prints_role_version_hash_path() -> None:
 
 
 def test_rendered_prompt_is_cached_and_keyed_by_source_and_variables() -> None:
-    from review_agent.models import cache
+    from review_agent import cache
 
     lib = load_library()
     first = render(lib["reviewer"], **VARS)

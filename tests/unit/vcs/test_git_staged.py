@@ -140,7 +140,7 @@ def test_binary_files_and_pure_binary_rename(repo_with_commit: Repo) -> None:
     # a pure rename has no patch to say "Binary files differ": its blob says it
     assert moved.hunks == () and (moved.added, moved.deleted) == (0, 0)
     from review_agent.config.options import Options
-    from review_agent.review.skips import skip_reason
+    from review_agent.context.skips import skip_reason
 
     blobs = git.read_blobs(repo.path, [moved.new_sha], 1 << 20)
     assert skip_reason(moved, blobs, Options()) == "binary"

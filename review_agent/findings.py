@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from review_agent.fingerprints import bare_rule, fingerprint, secret_rows, unique
 from review_agent.records import SEVERITY_RANK, Change, Finding
-from review_agent.review.fingerprints import bare_rule, fingerprint, secret_rows, unique
 
 SIMILAR = 0.6  # word-set overlap above which two messages on one line say the same thing
 _WORD = re.compile(r"[a-z0-9_]+")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from review_agent.models import cache
+from review_agent import cache
 
 
 def test_default_dir_follows_xdg_then_home(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def context_fingerprint(f: Finding, lines: Sequence[str], hidden: Collection[int
     and the nearest non-blank neighbours. Line numbers play no part, so lines added or
     removed elsewhere change nothing; a baseline matches on all 16, else on the first 8
     (the neighbours changed, the line did not). `hidden`: the line numbers holding a
-    reported secret; `own`: a secret finding's own part (`secret_fingerprint`)."""
+    reported secret; `own`: a secret finding's own part (`redaction.secret_fingerprint`)."""
     i = f.line - 1
     text = _shown(f.line, lines[i], hidden) if 0 <= i < len(lines) else ""
     above = next((_shown(n + 1, lines[n], hidden)
@@ -83,13 +83,6 @@ def context_fingerprint(f: Finding, lines: Sequence[str], hidden: Collection[int
                   if lines[n].strip()), "")
     key = (f.path, bare_rule(f.rule), text or str(f.line), *((own,) if own else ()))
     return _hex(*key)[:LINE_KEY] + _hex(*key, above, below)[:16 - LINE_KEY]
-
-
-def secret_fingerprint(rule: str, path: str, masked: str) -> str:
-    """A secret finding's own part: its rule, its file and its mask. Nothing the mask
-    hides goes in, so no guess at the value can be tested against it; another value on
-    the same line (a rotated key) still differs, by its mask."""
-    return _hex("secret", rule, path, masked)[:16]
 
 
 def unique(findings: Iterable[Finding]) -> list[Finding]:

@@ -1,4 +1,5 @@
-"""Model replies cached under the user cache directory, keyed by what was asked of whom."""
+"""The user cache directory and what is kept there: model replies keyed by what was asked of
+whom, chunk plans, small notes; each written atomically."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def shows_excerpts(fmt: str, trigger: str, shard: str = "") -> bool:
 
 def write_warnings(report: Report) -> None:
     """The one place warnings are shown: stderr, one line each (stdout is the report)."""
-    from review_agent.report.common import one_line
+    from review_agent.text.printable import one_line
 
     for warning in report.warnings:
         sys.stderr.write(f"review-agent: warning: {one_line(warning)}\n")
@@ -73,7 +73,7 @@ def write_warnings(report: Report) -> None:
 
 def _explain(report: Report) -> None:
     """-v: what the graph did, step by step, on stderr (stdout stays the report)."""
-    from review_agent.report.common import one_line
+    from review_agent.text.printable import one_line
 
     log = report.final_output.get("action_log")
     for entry in log if isinstance(log, list) else ():

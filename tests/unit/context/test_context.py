@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from review_agent import secrets
 from review_agent.config.options import Options
+from review_agent.context.render import file_size, render_bundle
+from review_agent.context.staging import stage_review_context
 from review_agent.records import Change, ContextBundle, ContextFile, DiffLine
-from review_agent.review.context import stage_review_context
-from review_agent.review.render import file_size, render_bundle
 from review_agent.secrets import planted_examples
 from review_agent.vcs import git
 from tests.conftest import Repo

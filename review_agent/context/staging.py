@@ -8,11 +8,11 @@ from functools import partial
 
 from review_agent import secrets
 from review_agent.config.options import Options
+from review_agent.context.excerpts import stage_file
+from review_agent.context.render import file_size
+from review_agent.context.skips import SKIP, skip_reason
 from review_agent.hook import early
 from review_agent.records import Change, ContextBundle, ContextFile, FileChange
-from review_agent.review.excerpts import stage_file
-from review_agent.review.render import file_size
-from review_agent.review.skips import SKIP, skip_reason
 from review_agent.secrets import SecretHit, known
 from review_agent.text.paths import SOURCE, is_test_path, language_of
 

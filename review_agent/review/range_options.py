@@ -83,7 +83,7 @@ def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> None:
 
 def pin(blob: bytes, kind: str, suffix: str) -> Path:
     """A base-revision file kept under the user cache (by content), for readers of paths."""
-    from review_agent.models.cache import cache_dir
+    from review_agent.cache import cache_dir
 
     pinned = cache_dir() / kind / f"{hashlib.sha256(blob).hexdigest()[:32]}{suffix}"
     try:

@@ -7,8 +7,8 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
+from review_agent.findings import fingerprint, limit, line_texts, merge, similar, unique
 from review_agent.records import Finding
-from review_agent.review.findings import fingerprint, limit, line_texts, merge, similar, unique
 from review_agent.vcs import git
 from tests.conftest import Repo
 
