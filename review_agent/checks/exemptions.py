@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterator, Mapping
 
 from review_agent.checks.base import CheckSettings, Rule, finding, first_line
+from review_agent.checks.ignores import parse
 from review_agent.records import Change, FileChange, Finding
+from review_agent.secrets.allow import path_allowed
 from review_agent.text.paths import (
     is_generated_name,
     is_generated_text,
@@ -106,8 +108,6 @@ def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Ite
                       f"{len(fc.added_lines)} added lines get no rule review, only the "
                       "secret scan")
     if options.secrets_allow_paths:
-        from review_agent.secrets.allow import path_allowed
-
         if path_allowed(fc.path, options.secrets_allow_paths):
             yield finding(EXEMPTION, fc.path, first_line(fc),
                           "secrets.allow_paths covers this file: a secret added here is "
@@ -115,8 +115,6 @@ def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Ite
 
 
 def _marker_and_pragmas(fc: FileChange) -> Iterator[Finding]:
-    from review_agent.checks.ignores import parse
-
     for no, text in fc.added_lines:
         if no <= _GENERATED_LINES and is_generated_text(text):
             yield finding(EXEMPTION, fc.path, no,

@@ -9,8 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from review_agent.config.layers import inside, layered_options, worktree_paths
 from review_agent.config.options import Options, read_config
+from review_agent.config.review_rules import with_rules
 from review_agent.errors import ConfigError
+from review_agent.secrets import gitleaks_config
 
 
 def warn(message: str) -> None:
@@ -50,8 +53,6 @@ def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
     A --config FILE inside the repository at `root` is a repository file like the one found
     through `read`; a FILE outside it is the user's own.
     """
-    from review_agent.config.layers import inside, layered_options, worktree_paths
-
     explicit = getattr(args, "config", None)
     trusted = explicit is not None and (root is None or inside(root, explicit) is None)
     try:
@@ -65,11 +66,9 @@ def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
                                          lenient=lenient, trusted_file=trusted)
     if root is not None:
         options = worktree_paths(options, from_repo, root, on_warning, lenient=lenient)
-    from review_agent.secrets import gitleaks_config
 
     # the same reader as the config: the work tree in the hook, the base revision in CI
     gitleaks_config.activate(gitleaks_config.load(read, on_warning))
-    from review_agent.config.review_rules import with_rules
 
     return with_rules(options, read, on_warning)
 

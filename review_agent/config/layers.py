@@ -23,6 +23,7 @@ from review_agent.config.options import (
 )
 from review_agent.config.rule_ids import check_disable
 from review_agent.errors import ConfigError
+from review_agent.vcs.base_tree import tree_path
 
 Warn = Callable[[str], None]
 KEY_VARIABLES = ("REVIEW_AGENT_API_KEY", "OPENAI_API_KEY")
@@ -124,8 +125,6 @@ def worktree_paths(options: Options, from_repo: frozenset[str], root: Path, warn
                    lenient: bool) -> Options:
     """Paths the repository's config names, as files of the work tree (the user's own
     staged change): inside the repository, also once links are resolved."""
-    from review_agent.vcs.base_tree import tree_path
-
     updates: dict[str, Any] = {}
     for field, what in PATH_FIELDS:
         value = getattr(options, field, None)

@@ -7,7 +7,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from review_agent.config.policy import normalize_policy
 from review_agent.errors import ConfigError
+from review_agent.text.printable import one_line
 from review_agent.text.user_regex import RE2Error, compile_re2
 
 FAIL_ON = ("error", "warning", "info", "never")
@@ -98,8 +100,6 @@ def check_regexes(patterns: tuple[str, ...], key: str, source: str,
                   warn: Callable[[str], None]) -> tuple[str, ...]:
     """The patterns RE2 compiles (user patterns run in linear time, RE2's syntax, as
     gitleaks'); each other is one warning naming it, and left out."""
-    from review_agent.text.printable import one_line
-
     kept = []
     for rx in patterns:
         try:
@@ -133,8 +133,6 @@ def _fail_on(v: Any) -> str:
 
 
 def _policy(v: Any) -> dict[str, Any]:
-    from review_agent.config.policy import normalize_policy
-
     try:
         return normalize_policy(v, "approval_policy")
     except ConfigError as exc:
@@ -194,7 +192,7 @@ def decode_config(blob: bytes, source: str) -> str:
 
 
 def parse_yaml_config(text: str, source: str) -> dict[str, Any]:
-    import yaml
+    import yaml  # lazy: the YAML parser, for a .review-agent.yaml only
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
@@ -215,9 +213,9 @@ def parse_yaml_config(text: str, source: str) -> dict[str, Any]:
 
 def parse_pyproject(text: str, source: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # lazy: the TOML parser, for a pyproject.toml only
     else:  # pragma: no cover - Python 3.10: the same parser, published as tomli
-        import tomli as tomllib
+        import tomli as tomllib  # lazy: as above
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -301,8 +299,6 @@ def apply_config(base: Options, raw: Mapping[str, Any], source: str, warn: Calla
 def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], None], *,
                    lenient: bool = False, user: bool = False) -> dict[str, Any]:
     """The Options fields a raw mapping sets (see apply_config)."""
-    from review_agent.text.printable import one_line
-
     updates: dict[str, Any] = {}
 
     def convert(spec: tuple[str, Callable[[Any], Any]], value: Any, key: str) -> None:

@@ -60,7 +60,7 @@ def normalize_policy(raw: Any, source: str = "approval_policy") -> dict[str, Any
 
 
 def load_policy(text: str, source: str) -> dict[str, Any]:
-    import yaml
+    import yaml  # lazy: the YAML parser, for `run --policy FILE` only
 
     try:
         raw = yaml.safe_load(text)

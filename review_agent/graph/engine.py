@@ -30,6 +30,7 @@ from review_agent.errors import ReviewAgentError
 from review_agent.graph.ir import FINALIZE, Edge, Graph, Limits, Node
 from review_agent.graph.templates import render
 from review_agent.graph.when import SCORE_SUBJECTS, Outcome, matches, node_score
+from review_agent.secrets import known
 
 NodeFn = Callable[[dict[str, Any], Any], dict[str, Any]]
 EventSink = Callable[[dict[str, Any]], None]
@@ -334,8 +335,6 @@ def events_writer(path: str | Path) -> tuple[EventSink, Callable[[], None]]:
         raise ReviewAgentError(f"cannot write events to {path}: {exc.strerror}") from None
 
     def write(event: dict[str, Any]) -> None:
-        from review_agent.secrets import known
-
         line = json.dumps(event, ensure_ascii=False, default=str)
         stream.write(known.scrub(line) + "\n")  # a secret found in the change never shows
         stream.flush()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from review_agent import cache
+from review_agent import __version__, cache
 from review_agent.records import ContextBundle, ContextFile, Excerpt
 
 T = TypeVar("T")
@@ -92,8 +92,6 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
     """
     key = None
     if cache_root is not None:
-        from review_agent import __version__
-
         key = cache.key("chunk-plan", PLAN_VERSION, __version__, str(budget), _shape(bundle),
                         render(bundle))
         stored = cache.load_plan(cache_root, key)

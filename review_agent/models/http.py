@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
+from review_agent import __version__
 from review_agent.errors import ModelError
 from review_agent.models.wire import WireError, exchange
 
@@ -218,7 +219,6 @@ def post(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], deadl
         raise HttpFailure(f"timed out before a request to {where}", retryable=False)
     # undecodable bytes of the repository (surrogate escapes) go out as "?"
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace")
-    from review_agent import __version__
 
     try:
         resp = exchange(url, data, {

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 
+from review_agent.findings import limit
 from review_agent.records import Finding, Report
+from review_agent.secrets import redact_values
 from review_agent.text.printable import one_line
 
 TOOL_NAME = "review-agent"
@@ -13,8 +16,6 @@ INFORMATION_URI = "https://github.com/review-agent/review-agent"
 def safe_report(report: Report) -> Report:
     """The report with every text a model (or a model server) wrote through the secret
     masker: a key a model quotes back is printed as its placeholder, in every format."""
-    from review_agent.secrets import redact_values
-
     findings = tuple(
         f._replace(message=redact_values(f.message), rule=redact_values(f.rule))
         if f.source == "model" else f for f in report.findings)
@@ -40,8 +41,6 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
 def shown(report: Report) -> tuple[tuple[Finding, ...], int]:
     """The findings text-like formats print (the most severe, in path order), and how many
     `max_findings` held back: an error is never hidden behind an info line."""
-    from review_agent.findings import limit
-
     return limit(report.findings, report.max_findings)
 
 
@@ -106,7 +105,6 @@ def finding_fingerprint(f: Finding) -> str:
     """The finding's own fingerprint, or one derived from path, rule and line when unset."""
     if f.fingerprint:
         return f.fingerprint
-    import hashlib
 
     key = "\0".join((f.path, f.rule, str(f.line)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -8,6 +8,7 @@ from typing import TextIO
 from review_agent import __version__
 from review_agent.records import FINGERPRINT_VERSION, Report
 from review_agent.report.common import counts, finding_dict
+from review_agent.report.merge import reviewed_files_json
 
 # the shape of this document: raised when a key is removed or changes meaning (adding
 # keys keeps it); a consumer checks it before reading the rest
@@ -41,7 +42,6 @@ def document(report: Report) -> dict[str, object]:
     if report.shard or report.trigger_source == "review_pipeline":
         # a CI report carries its (redacted) diff: `report merge` turns it into any format,
         # the review page included, without reviewing again
-        from review_agent.report.merge import reviewed_files_json
 
         out["reviewed_files"] = reviewed_files_json(report.files)
     return out

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from review_agent.errors import ReviewAgentError
+from review_agent.findings import sort_key
 from review_agent.records import DiffLine, Excerpt, Finding, Report, ReviewedFile
 
 # the worst status of the parts is the status of the whole
@@ -62,8 +63,6 @@ def merge_documents(docs: Sequence[tuple[str, Mapping[str, Any]]],
                     max_findings: int = DEFAULT_MAX_FINDINGS) -> Report:
     """One Report from the parts' JSON documents (name, document): findings, files and
     warnings added up, the worst status, the longest part's time (jobs run side by side)."""
-    from review_agent.findings import sort_key
-
     if not docs:
         raise ReviewAgentError("report merge: name at least one JSON report")
     findings: dict[tuple[str, int, str, str, str], Finding] = {}

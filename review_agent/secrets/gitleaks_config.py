@@ -99,9 +99,9 @@ def parse_config(text: str, warn: Callable[[str], None]
                  ) -> tuple[tuple[CustomRule, ...], tuple[Allowlist, ...]]:
     """Rules and global allowlists; a bad file or entry is one warning, never an error."""
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # lazy: the TOML parser, for a .gitleaks.toml only
     else:  # pragma: no cover - Python 3.10: the same parser, published as tomli
-        import tomli as tomllib
+        import tomli as tomllib  # lazy: as above
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from review_agent.errors import ConfigError
+from review_agent.text.printable import one_line
 from review_agent.vcs import git
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a configuration-like file larger than this is not read
@@ -39,8 +40,6 @@ def tree_path(path: str, what: str) -> str:
 
 
 def _shown(path: str) -> str:
-    from review_agent.text.printable import one_line
-
     return one_line(path)[:200]
 
 

@@ -28,6 +28,7 @@ from review_agent.vcs.git_env import (
 )
 from review_agent.vcs.proc import ProcResult, Session, run
 from review_agent.vcs.proc import stream as proc_stream
+from review_agent.vcs.worktree_blobs import REGULAR_MODES, read_clean
 
 SYMLINK_MODE = "120000"
 # what `hooks_dir` asks with: SAFE_CONFIG less the hooksPath pin it is asking about
@@ -197,8 +198,6 @@ def with_context(root: str | Path, base: str, files: Sequence[FileChange]
     """Staged `files` read at -U0, with their context lines: cut from their new blobs (the
     work tree's bytes where they hash to the blob id, `clean_files`), or, for the files no
     blob can widen, from a second diff of those files with context."""
-    from review_agent.vcs.worktree_blobs import REGULAR_MODES
-
     wanted = [f for f in files if widen.needs_blob(f)]
     have = read_staged_blobs(
         root, [f.new_sha for f in wanted],
@@ -420,8 +419,6 @@ def read_staged_blobs(root: str | Path, shas: Sequence[str],
                       paths: Sequence[tuple[str, str]], max_bytes: int) -> BlobsAndSizes:
     """`read_blobs_sized(root, shas, max_bytes)`, with the blobs that the work tree's files
     (blob id, path) prove to hold (`clean_files`) read from there: cat-file reads the rest."""
-    from review_agent.vcs.worktree_blobs import read_clean
-
     clean = read_clean(root, paths, max_bytes)
     rest = [s for s in shas if s not in clean]
     blobs, sizes = read_blobs_sized(root, rest, max_bytes) if rest else ({}, {})
