@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
-from review_agent.checks import ignores
+from review_agent.checks import RULES, ignores
 from review_agent.checks.new_lines import new_lines
 from review_agent.config.options import Options
 from review_agent.fingerprints import context_fingerprint, secret_rows, unique
@@ -71,8 +71,6 @@ def apply(report: Report, root: Path, change: Change, blobs: Mapping[str, bytes 
           options: Options, warn: Callable[[str], None] | None = None) -> Report:
     """The report with fingerprints set, inline-ignored findings dropped and baselined ones
     hidden; problems (an unreadable baseline, an unknown id in a pragma) become warnings."""
-    from review_agent.checks import RULES
-
     lines = file_lines(change, blobs)
     findings = refingerprint(report.findings, lines)
     kept, _ = ignores.apply(findings, lines)

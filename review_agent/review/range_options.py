@@ -14,9 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from review_agent import safe_write
+from review_agent.cache import cache_dir
+from review_agent.config.command_line import load_options, worktree_reader
 from review_agent.config.layers import inside, layered_options
 from review_agent.config.options import Options, parse_config_blob, read_config
+from review_agent.config.review_rules import with_rules
 from review_agent.errors import ConfigError, ReviewAgentError
+from review_agent.graph.spec import parse_graph
+from review_agent.team import NODES
 from review_agent.vcs import git
 from review_agent.vcs.base_tree import BaseTree, check_entry, tree_path
 
@@ -33,8 +38,6 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
                   ) -> tuple[Options, dict[str, str] | None]:
     """The options of a range review and, when the base's config names them, its prompts."""
     if config_from == "head":
-        from review_agent.config.command_line import load_options, worktree_reader
-
         warn(HEAD_WARNING)
         ns = args if args is not None else argparse.Namespace(config=config_path)
         options = load_options(ns, worktree_reader(root, warn), warn, root=root)
@@ -57,7 +60,6 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
             raise ConfigError(f"baseline {tree_path(baseline, 'baseline')} does not exist at "
                               f"the base revision {tree.rev[:12]}")
         options = options._replace(baseline=str(pin(blob, "baselines", ".json")))
-    from review_agent.config.review_rules import with_rules
 
     # the model's review rules too are the base's (.review-agent/rules.md of its tree)
     options = with_rules(options, lambda rel: tree.read(rel, "review rules"), warn)
@@ -83,8 +85,6 @@ def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> None:
 
 def pin(blob: bytes, kind: str, suffix: str) -> Path:
     """A base-revision file kept under the user cache (by content), for readers of paths."""
-    from review_agent.cache import cache_dir
-
     pinned = cache_dir() / kind / f"{hashlib.sha256(blob).hexdigest()[:32]}{suffix}"
     try:
         pinned.parent.mkdir(parents=True, exist_ok=True)
@@ -136,9 +136,6 @@ def graph_from_tree(tree: BaseTree, head_sha: str, graph: str, warn: Warn) -> st
     A branch that edits its graph (to skip the review nodes, say) is still reviewed under
     the base's graph; the pinned copy is the one place we write.
     """
-    from review_agent.graph.spec import parse_graph
-    from review_agent.team import NODES
-
     rel = tree_path(graph, "graph")
     blob = tree.read(rel, "graph")
     if blob is None:

@@ -53,7 +53,7 @@ def normalize_brief(raw: Any, source: str = "brief") -> dict[str, Any]:
 
 def load_brief(text: str, source: str) -> dict[str, Any]:
     """Parse brief YAML text; bad YAML or types raise ConfigError."""
-    import yaml
+    import yaml  # lazy: the YAML parser, for `run --brief FILE` only
 
     try:
         raw = yaml.safe_load(text)

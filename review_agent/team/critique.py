@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from review_agent.team.sources import definitions, parse
 
 if TYPE_CHECKING:  # sources (and ast) are imported when a proposal is critiqued, not for
     # a review, whose critique needs only `item` (the hook's path)
@@ -44,17 +47,12 @@ def item(issue: str, *, fixable: bool, severity: str = "warning", check: str = "
 
 
 def context_defs(sources: Sequence[Mapping[str, Any]]) -> list[PyDef]:
-    from review_agent.team.sources import definitions
-
     return [d for s in sources if str(s.get("path", "")).endswith(".py")
             for d in definitions(str(s["path"]), str(s.get("content", "")))]
 
 
 def _test_functions(content: str) -> list[tuple[str, str]]:
     """(name, name + docstring + body text) of each test function in a pytest module."""
-    import ast
-
-    from review_agent.team.sources import parse
 
     tree = parse(content)
     if tree is None:
@@ -85,7 +83,6 @@ def critique_artifact(role: str, task_type: str, artifact: Mapping[str, Any],
     kind = str(artifact.get("kind") or "")
     if kind in ("code", "tests") and content.strip():
         checks += 1
-        from review_agent.team.sources import parse
 
         tree = parse(content)
         if tree is None:

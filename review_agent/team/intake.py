@@ -7,6 +7,7 @@ from typing import Any
 from review_agent.errors import ConfigError
 from review_agent.team.brief import REVIEW_BRIEF, normalize_brief
 from review_agent.team.classify import classify
+from review_agent.team.prompts import library_sources, read_files
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import (
     ROLE_FOR_TASK,
@@ -65,8 +66,6 @@ def prepare_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         return _failed(state, f"malformed {exc}")
     library = dict(state.get("prompt_library") or {})
     if not library:
-        from review_agent.team.prompts import library_sources, read_files
-
         try:
             library = library_sources(ctx.prompt_files or
                                       read_files(ctx.prompts_dir or ctx.options.prompts_dir))

@@ -6,6 +6,7 @@ from typing import Any
 
 from review_agent.records import Finding
 from review_agent.team.roles import template_for
+from review_agent.team.routing import _best, prepare_human_review
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import log
 
@@ -54,8 +55,6 @@ def _summary(state: dict[str, Any], status: str) -> str:
 
 def finalize_response(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Assemble final_output; a proposal never leaves without the human review package."""
-    from review_agent.team.routing import _best, prepare_human_review
-
     status = state.get("status") or "running"
     limit = state.get("graph_limit")
     if status == "running" and state.get("specialist_artifact") is not None and \

@@ -11,6 +11,7 @@ from review_agent.team.roles import prompt_variables, template_for
 from review_agent.team.runtime import TeamContext
 from review_agent.team.specialist import build_request
 from review_agent.team.state import is_review, log, warn
+from review_agent.team.tools import propose
 
 RANK = {"error": 0, "warning": 1, "info": 2}
 
@@ -86,7 +87,6 @@ def _model_items(state: dict[str, Any], ctx: TeamContext, warnings: list[str],
         request = {**build_request(state, int(state.get("iteration_count", 0))),
                    "artifact": state.get("specialist_artifact"),
                    "role": state.get("selected_role")}
-        from review_agent.team.tools import propose
 
         proposal = propose(state, ctx, "process_reviewer", prompt, request)
         calls.append(proposal.model_calls)

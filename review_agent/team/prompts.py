@@ -9,10 +9,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from review_agent import cache
 from review_agent.errors import ConfigError
+from review_agent.resources import prompts_dir
+from review_agent.team.shipped_prompts import FRONT_MATTER
 from review_agent.text.lazy_re import lazy
 
-if TYPE_CHECKING:  # jinja2 is imported only when a template is rendered (hook hot path)
+if TYPE_CHECKING:  # jinja2 is imported only when a template is rendered (see `render`)
     import jinja2
     import jinja2.sandbox
 
@@ -43,15 +46,13 @@ def parse_template(name: str, source: str) -> PromptTemplate:
 
 def front_matter(label: str, text: str) -> tuple[str, str]:
     """(role, version) of a front matter; the shipped prompts' are read ahead of time."""
-    from review_agent.team.shipped_prompts import FRONT_MATTER
-
     known = FRONT_MATTER.get(text)
     return known if known is not None else read_front_matter(label, text)
 
 
 def read_front_matter(label: str, text: str) -> tuple[str, str]:
     """(role, version) of a front matter, read as YAML (the `description` must be there)."""
-    import yaml
+    import yaml  # lazy: the YAML parser, for a prompt library that is not the shipped one
 
     try:
         meta = yaml.safe_load(text)
@@ -97,8 +98,6 @@ def library_sources(files: Mapping[str, str]) -> dict[str, str]:
 
 def read_files(directory: str | Path | None = None) -> dict[str, str]:
     """The `*.md.j2` files of a directory (default: the packaged prompts/) as {path: text}."""
-    from review_agent.resources import prompts_dir
-
     root = Path(directory) if directory is not None else prompts_dir()
     if not root.is_dir():
         raise ConfigError(f"prompts directory {root} does not exist")
@@ -136,8 +135,8 @@ def _environment() -> jinja2.sandbox.ImmutableSandboxedEnvironment:
     A prompt library may come from a branch under review, so `{{ cycler.__init__.__globals__ }}`
     and the like must be refused, never evaluated.
     """
-    import jinja2
-    import jinja2.sandbox
+    import jinja2  # lazy: jinja2, for a prompt not rendered before (see `render`)
+    import jinja2.sandbox  # lazy: as above
 
     # Prompts are plain text for a model, not HTML: no autoescape.
     return jinja2.sandbox.ImmutableSandboxedEnvironment(  # noqa: S701
@@ -156,8 +155,7 @@ _UNDEFINED = lazy(r"'([^']+)' is undefined|has no attribute '([^']+)'")
 def render(template: PromptTemplate, **variables: Any) -> str:
     """Render a template; a missing variable is a ConfigError naming the file and the key."""
     # The hook renders the same prompt on every commit: a rendered copy in the user cache
-    # spares the jinja2 import and compile (about 35 ms) on the hot path.
-    from review_agent import cache
+    # spares importing jinja2 and compiling the template.
 
     root = cache.cache_dir()
     key = cache.key("prompt", template.source,
@@ -171,8 +169,8 @@ def render(template: PromptTemplate, **variables: Any) -> str:
 
 
 def _render(template: PromptTemplate, variables: dict[str, Any]) -> str:
-    import jinja2
-    import jinja2.exceptions
+    import jinja2  # lazy: jinja2, for a prompt not rendered before (see `render`)
+    import jinja2.exceptions  # lazy: as above
 
     label = Path(template.path).name
     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from review_agent import secrets
+from review_agent.config.policy import DEFAULT_POLICY, blocked_for
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
 
@@ -111,8 +113,6 @@ def request_clarification(state: dict[str, Any], ctx: TeamContext) -> dict[str, 
 
 
 def _touches_secrets(artifact: dict[str, Any], ctx: TeamContext) -> bool:
-    from review_agent import secrets
-
     content = str(artifact.get("content") or "")
     if not content:
         return False
@@ -126,8 +126,6 @@ def prepare_human_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
 
     Every action a proposal would take (write, commit, command, call out, touch secrets) is
     blocked per approval_policy: held for the human, or refused outright."""
-    from review_agent.config.policy import DEFAULT_POLICY, blocked_for
-
     blocked = list(state.get("blocked_actions") or [])
     artifact = state.get("specialist_artifact") or {}
     kind = str(artifact.get("kind") or "")

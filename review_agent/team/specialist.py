@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from review_agent import secrets
+from review_agent.checks import run_checks
 from review_agent.errors import ModelError
+from review_agent.findings import is_disabled, merge
+from review_agent.models.grounding import ground
 from review_agent.records import SEVERITIES, Finding
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
+from review_agent.team.tools import MODEL_CALL, propose, refused
 
 
 class _Skipped(Exception):
@@ -25,8 +30,6 @@ def render_sources(sources: list[dict[str, Any]]) -> str:
 
 def redacted(value: Any) -> Any:
     """`value` with every secret in its strings redacted (the staged context already was)."""
-    from review_agent import secrets
-
     if isinstance(value, str):
         return secrets.redact_values(value)
     if isinstance(value, dict):
@@ -63,8 +66,6 @@ def _prompt(state: dict[str, Any]) -> str:
 
 def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Run the selected role once; every run counts as one iteration."""
-    from review_agent.team.tools import propose
-
     iteration = int(state.get("iteration_count", 0)) + 1
     if is_review(state) and ctx.change is not None:
         update = _review_change(state, ctx)
@@ -114,8 +115,6 @@ def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
 
 
 def _note_findings(artifact: dict[str, Any]) -> tuple[Finding, ...]:
-    from review_agent.findings import merge
-
     out = []
     for note in artifact.get("notes") or []:
         if not isinstance(note, dict) or not isinstance(note.get("line"), int):
@@ -128,10 +127,6 @@ def _note_findings(artifact: dict[str, Any]) -> tuple[Finding, ...]:
 
 
 def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
-    from review_agent.checks import run_checks
-    from review_agent.findings import is_disabled, merge
-    from review_agent.models.grounding import ground
-
     assert ctx.change is not None
     bundle = state["context_bundle"]["bundle"]
     deterministic = list(ctx.deterministic) if ctx.deterministic is not None else [
@@ -142,7 +137,6 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     failed, requests = False, 0
     cache_hits = tokens_sent = tokens_received = 0
     update: dict[str, Any] = {}
-    from review_agent.team.tools import MODEL_CALL, refused
 
     why = refused(state, MODEL_CALL)
     if why is None and not (state.get("approval_policy") or {}).get("external_calls", True) \

@@ -6,8 +6,11 @@ import fnmatch
 import posixpath
 from typing import Any
 
+from review_agent import secrets
+from review_agent.context.staging import stage_review_context
 from review_agent.errors import ReviewAgentError
 from review_agent.records import ContextBundle
+from review_agent.team.critique import context_defs, keywords
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
 from review_agent.text.lazy_re import lazy
@@ -63,8 +66,6 @@ def stage_context(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 def review_bundle(ctx: TeamContext) -> ContextBundle:
     """The redacted bundle of the change under review (no byte budget for a model that
     reads nothing)."""
-    from review_agent.context.staging import stage_review_context
-
     assert ctx.change is not None
     options = ctx.options
     if not getattr(ctx.model, "reads_context", True):
@@ -98,8 +99,6 @@ def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 
 
 def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
-    from review_agent import secrets
-
     opts = ctx.options
     staged: list[dict[str, Any]] = []
     redactions = 0
@@ -173,8 +172,6 @@ feature check bug bugs edge error errors handle handling improve fix update chan
 
 
 def _task_words(state: dict[str, Any]) -> set[str]:
-    from review_agent.team.critique import keywords
-
     brief = state.get("human_brief") or {}
     text = " ".join([str(state.get("normalized_input", "")), str(brief.get("goal", "")),
                      *map(str, brief.get("acceptance_criteria") or []),
@@ -183,8 +180,6 @@ def _task_words(state: dict[str, Any]) -> set[str]:
 
 
 def _source_words(src: dict[str, Any]) -> set[str]:
-    from review_agent.team.critique import context_defs, keywords
-
     words = keywords(posixpath.splitext(str(src["path"]))[0].replace("/", " "))
     if str(src["path"]).endswith(".py"):
         for d in context_defs([src]):
@@ -196,8 +191,6 @@ def _source_words(src: dict[str, Any]) -> set[str]:
 
 def _keep_related_defs(src: dict[str, Any], want: set[str]) -> dict[str, Any] | None:
     """An oversized Python source cut down to the top-level definitions the task names."""
-    from review_agent.team.critique import context_defs, keywords
-
     lines = str(src["content"]).split("\n")
     keep = [d for d in context_defs([src]) if d.kind != "method"
             and _near(want, keywords(d.name))]

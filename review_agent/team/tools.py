@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from review_agent.team import drafts
 from review_agent.team.runtime import TeamContext
 
 MODEL_CALL = "model.call"
@@ -37,8 +38,6 @@ def propose(state: Mapping[str, Any], ctx: TeamContext, role: str, prompt: str,
     """The model's proposal, or the team's deterministic one when the model does not propose
     (builtin), the policy forbids external calls, or the node may not call a model.
     Raises ModelError when the model fails."""
-    from review_agent.team import drafts
-
     if not getattr(ctx.model, "proposes", True):
         return Proposal(drafts.propose(role, request), 0, "", False)
     if not (state.get("approval_policy") or {}).get("external_calls", True):
