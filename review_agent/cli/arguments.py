@@ -9,6 +9,8 @@ each command validates its own.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,10 +36,7 @@ Options may come before or after the command (`review-agent --format json review
 def _columns() -> int:
     """The terminal's width as `shutil.get_terminal_size` finds it (COLUMNS, then stdout's
     terminal, then 80), without importing shutil: argparse imports it for this alone, and
-    with it zlib, bz2 and lzma (about 5 ms of every run)."""
-    import os
-    import sys
-
+    with it zlib, bz2 and lzma."""
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:

@@ -12,11 +12,12 @@ from review_agent.errors import NotAGitRepository, ReviewAgentError
 if TYPE_CHECKING:
     from review_agent.config.options import Options
 
-# Each command imports what it needs when it runs, so that nothing heavy is imported here.
+# Each command's modules are imported in its own branch (`# lazy`): a command imports what it
+# runs, not what every other command needs.
 
 
 def _root_or_none() -> Path | None:
-    from review_agent.vcs import git
+    from review_agent.vcs import git  # lazy: per command
 
     try:
         return git.toplevel(Path.cwd())
@@ -27,17 +28,17 @@ def _root_or_none() -> Path | None:
 def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
     cmd = args.command
     if cmd == "hook":
-        from review_agent.commands.review import hook_command
+        from review_agent.commands.review import hook_command  # lazy: per command
 
         return hook_command(args, stream, env)
     if cmd == "review":
-        from review_agent.commands.review import review_command
+        from review_agent.commands.review import review_command  # lazy: per command
 
         return review_command(args, stream, env)
     if cmd == "ci":
-        from review_agent.commands.ci import ci_command
-        from review_agent.config.command_line import cli_updates
-        from review_agent.vcs import git
+        from review_agent.commands.ci import ci_command  # lazy: per command
+        from review_agent.config.command_line import cli_updates  # lazy: per command
+        from review_agent.vcs import git  # lazy: per command
 
         root = git.toplevel(Path.cwd())
         return ci_command(root=root, base=args.base, head=args.head, options=_cli_only(args),
@@ -47,8 +48,11 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
                           verbose=args.verbose, cli=cli_updates(args), args=args,
                           shard=args.shard)
     if cmd == "run":
-        from review_agent.commands.run import run_command
-        from review_agent.config.command_line import load_options, worktree_reader
+        from review_agent.commands.run import run_command  # lazy: per command
+        from review_agent.config.command_line import (  # lazy: per command
+            load_options,
+            worktree_reader,
+        )
 
         here = _root_or_none()
         options = load_options(args, worktree_reader(here), root=here)
@@ -59,7 +63,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
                            events_path=args.events, policy_path=args.policy,
                            transitions=args.transitions)
     if cmd == "graph":
-        from review_agent.commands import graph_cmd
+        from review_agent.commands import graph_cmd  # lazy: per command
 
         if args.graph_command == "validate":
             return graph_cmd.validate_command(args.file, args.fmt, stream)
@@ -72,22 +76,28 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         raise ReviewAgentError("graph: choose validate FILE, compile [FILE], migrate FILE or "
                                "show [FILE]")
     if cmd in ("install", "uninstall"):
-        from review_agent.commands import install
-        from review_agent.vcs import git
+        from review_agent.commands import install  # lazy: per command
+        from review_agent.vcs import git  # lazy: per command
 
         root = git.toplevel(Path.cwd())
         if cmd == "install":
             return install.install_command(root, args.hook, args.force, stream)
         return install.uninstall_command(root, args.hook, stream)
     if cmd == "prompts":
-        from review_agent.commands.prompts_cmd import list_command
+        from review_agent.commands.prompts_cmd import list_command  # lazy: per command
 
         if args.prompts_command != "list":
             raise ReviewAgentError("prompts: choose list")
         return list_command(args.prompts, stream)
     if cmd == "secrets":
-        from review_agent.commands.secrets_cmd import secrets_command, write_and_exit
-        from review_agent.config.command_line import load_options, worktree_reader
+        from review_agent.commands.secrets_cmd import (  # lazy: per command
+            secrets_command,
+            write_and_exit,
+        )
+        from review_agent.config.command_line import (  # lazy: per command
+            load_options,
+            worktree_reader,
+        )
 
         here = _root_or_none()
         options = load_options(args, worktree_reader(here), root=here)
@@ -96,7 +106,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
                               args.output, stream, args.no_color, args.quiet)
     if cmd == "report":
-        from review_agent.commands.report_cmd import merge_command
+        from review_agent.commands.report_cmd import merge_command  # lazy: per command
 
         if args.report_command != "merge":
             raise ReviewAgentError("report: choose merge FILE...")
@@ -109,7 +119,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int
 
 def _cli_only(args: argparse.Namespace) -> Options:
     """For `ci` from the base revision the command reads the config itself."""
-    from review_agent.config.command_line import apply_args
-    from review_agent.config.options import Options
+    from review_agent.config.command_line import apply_args  # lazy: per command
+    from review_agent.config.options import Options  # lazy: per command
 
     return apply_args(Options(), args)

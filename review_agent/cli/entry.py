@@ -6,6 +6,8 @@ a hook with nothing staged is answered before any of it (`fast_hook`).
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 
 from review_agent.errors import ReviewAgentError
@@ -21,14 +23,12 @@ NOTHING_STAGED = "review-agent: nothing staged to review\n"
 
 def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     """The grammar with every command built (the entry point builds only the one it runs)."""
-    from review_agent.cli.arguments import build_parser as build
+    from review_agent.cli.arguments import build_parser as build  # lazy: see `_run`
 
     return build(command)
 
 
 def _stdout() -> TextIO:
-    import io
-
     stream = sys.stdout
     if isinstance(stream, io.TextIOWrapper):
         stream.reconfigure(errors="backslashreplace")
@@ -49,8 +49,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit_at_once(code: int) -> None:
-    import os
-
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -62,8 +60,7 @@ def _exit_at_once(code: int) -> None:
 def _run(argv: list[str]) -> int:
     try:
         if argv[:1] == ["hook"] and not _skipped():
-            import os
-
+            # lazy: the empty hook imports nothing else
             from review_agent.hook.fast_path import reviews_staged, staged_diff
 
             staged = staged_diff(argv[1:], os.environ)
@@ -72,13 +69,13 @@ def _run(argv: list[str]) -> int:
                     sys.stdout.write(NOTHING_STAGED)
                 return 0
             if reviews_staged(argv[1:], os.environ):  # the diff runs only then
-                from review_agent.hook import prefetch as staged_read
+                from review_agent.hook import prefetch as staged_read  # lazy: a change only
 
                 # git diffs the change on the other core while the rest is imported
                 staged_read.start(None if isinstance(staged, bytes) else staged)
         elif "review_agent.hook.prefetch" in sys.modules:
             sys.modules["review_agent.hook.prefetch"].forget()
-        from review_agent.cli.arguments import command_of, hoist
+        from review_agent.cli.arguments import command_of, hoist  # lazy: past the empty hook
 
         argv = hoist(argv)
         parser = build_parser(command_of(argv))
@@ -86,8 +83,8 @@ def _run(argv: list[str]) -> int:
         if not args.command:
             parser.print_help(_stdout())
             return 2
-        from review_agent.cli import signals
-        from review_agent.models import progress
+        from review_agent.cli import signals  # lazy: past the empty hook
+        from review_agent.models import progress  # lazy: past the empty hook
 
         progress.configure(quiet=bool(getattr(args, "quiet", False)))
         try:
@@ -108,14 +105,10 @@ def _run(argv: list[str]) -> int:
 
 def _skipped() -> bool:
     """REVIEW_AGENT_SKIP or SKIP: the full hook says "skipped" (and is cheap already)."""
-    import os
-
     return bool(os.environ.get("REVIEW_AGENT_SKIP") or os.environ.get("SKIP"))
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    import os
-
-    from review_agent.cli import dispatch as commands
+    from review_agent.cli import dispatch as commands  # lazy: the commands and what they import
 
     return commands.run(args, _stdout(), os.environ)

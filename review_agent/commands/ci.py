@@ -14,8 +14,13 @@ from review_agent.config.ci_env import BaseGuess, detect_base
 from review_agent.config.command_line import warn
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
+from review_agent.report.common import safe_report
+from review_agent.report.github import append_summary
+from review_agent.review.gate import secret_gate
+from review_agent.review.pipeline import review_change, review_incomplete
 from review_agent.review.range_options import prompts_from_tree, range_options
 from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
+from review_agent.secrets import known
 from review_agent.vcs import git
 from review_agent.vcs.base_tree import BaseTree
 
@@ -137,9 +142,6 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
                cli: Mapping[str, Any] | None = None, args: argparse.Namespace | None = None,
                shard: str | None = None) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
-    from review_agent.report.common import safe_report
-    from review_agent.review.pipeline import review_change, review_incomplete
-
     env = os.environ if env is None else env
     refuse_outside(root, env, {"--output": output, "--events": events_path})
     part = _shard(shard, env)
@@ -166,12 +168,8 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
          verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
-        from review_agent.report.github import append_summary
-        from review_agent.secrets import known
-
         # the github format writes its own; a secret found in the change is never shown
         append_summary(known.scrub_all(report._replace(files=())), summary)
-    from review_agent.review.gate import secret_gate
 
     return max(exit_code(report, options, review_incomplete(report)),
                secret_gate(report.findings, options, "failing the pipeline"))

@@ -24,6 +24,8 @@ from review_agent import safe_write
 from review_agent.graph.ir import Edge, Graph, Limits, Node, When
 from review_agent.graph.spec import parse_graph
 from review_agent.resources import default_graph_path
+from review_agent.team import NODES
+from review_agent.team.prompts import SUFFIX, read_files, read_front_matter
 
 PACKAGE = Path(__file__).resolve().parent.parent
 MODULE = PACKAGE / "graph" / "shipped.py"
@@ -74,8 +76,6 @@ def literal(value: object, indent: int = 0) -> str:
 
 def module_text(yaml_text: str) -> str:
     """The generated module for the graph YAML `yaml_text` (validated on the way)."""
-    from review_agent.team import NODES
-
     graph = parse_graph(yaml_text, NODES, default_graph_path().name)
     return (HEADER + f"SOURCE = {yaml_text!r}\n\nGRAPH: Graph = {literal(graph)}\n")
 
@@ -95,8 +95,6 @@ from __future__ import annotations
 
 def prompts_module_text(files: Mapping[str, str]) -> str:
     """The generated module for the prompt library `files` ({name: text})."""
-    from review_agent.team.prompts import SUFFIX, read_front_matter
-
     table: dict[str, tuple[str, str]] = {}
     for name in sorted(files):
         source = files[name]
@@ -111,8 +109,6 @@ def prompts_module_text(files: Mapping[str, str]) -> str:
 
 def wanted_modules() -> dict[Path, str]:
     """Each generated module and the text it should have."""
-    from review_agent.team.prompts import read_files
-
     return {MODULE: module_text(default_graph_path().read_text(encoding="utf-8")),
             PROMPTS_MODULE: prompts_module_text(read_files())}
 

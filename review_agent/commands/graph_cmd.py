@@ -7,27 +7,15 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
+import yaml
+
 from review_agent.errors import ReviewAgentError
+from review_agent.graph.legacy import is_legacy, migrate
 from review_agent.graph.mermaid import to_mermaid
 from review_agent.graph.spec import load_graph, to_ir
 from review_agent.graph.validate import STAGES, validate_text
-
-# Used only when the team package cannot be imported (team.NODES is the source of truth).
-FALLBACK_FUNCTIONS = (
-    "prepare_task", "classify_task", "validate_human_brief", "stage_context",
-    "select_specialist_role", "load_role_prompt", "run_specialist_agent", "run_process_review",
-    "reflect_on_review", "decide_next_step", "request_clarification", "prepare_human_review",
-    "finalize_response",
-)
-
-
-def known_functions() -> frozenset[str]:
-    """Names of the registered node functions a graph may `run`."""
-    try:
-        from review_agent.team import NODES  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return frozenset(FALLBACK_FUNCTIONS)
-    return frozenset(NODES)
+from review_agent.graph.yamlsrc import parse
+from review_agent.team import NODES
 
 
 def _read(path: str) -> str:
@@ -60,7 +48,7 @@ def validate_command(path: str, fmt: str, stream: TextIO) -> int:
     """Validate a graph file; exit 0 when every stage passes, 1 otherwise."""
     if fmt not in ("text", "json"):
         raise ReviewAgentError(f"graph validate: unknown format {fmt!r} (text or json)")
-    report = validate_text(_read(path), known_functions(), source=path)
+    report = validate_text(_read(path), NODES, source=path)
     if fmt == "json":
         stream.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -70,7 +58,7 @@ def validate_command(path: str, fmt: str, stream: TextIO) -> int:
 
 def show_command(path: str | None, stream: TextIO) -> int:
     """Print the graph (None: the shipped one) as Mermaid; an invalid graph raises GraphError."""
-    stream.write(to_mermaid(load_graph(path, known_functions())))
+    stream.write(to_mermaid(load_graph(path, NODES)))
     return 0
 
 
@@ -85,11 +73,6 @@ def compile_command(path: str | None, stream: TextIO) -> int:
 
 def migrate_command(path: str, stream: TextIO) -> int:
     """Print an old-dialect graph rewritten in seed 000's dialect (comments are not kept)."""
-    import yaml
-
-    from review_agent.graph.legacy import is_legacy, migrate
-    from review_agent.graph.yamlsrc import parse
-
     data, _, errors = parse(_read(path))
     if errors:
         raise ReviewAgentError(f"graph {path}: {errors[0]['message']}")

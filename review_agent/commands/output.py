@@ -9,6 +9,10 @@ from typing import TextIO
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 from review_agent.records import SEVERITY_RANK, Report
+from review_agent.report import text, writer
+from review_agent.report.common import safe_report, summary_line
+from review_agent.secrets import known
+from review_agent.text.printable import one_line
 
 FAIL_RANK = {"error": 3, "warning": 2, "info": 1}
 
@@ -24,10 +28,6 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
          quiet: bool, verbose: bool = False) -> None:
     """Write the report to --output (and a summary to stdout) or to stdout; its warnings
     (a model failure, a spent limit, dropped model findings) go to stderr in every format."""
-    from review_agent.report import writer
-    from review_agent.report.common import safe_report
-    from review_agent.secrets import known
-
     if not shows_excerpts(fmt, report.trigger_source, report.shard):
         report = report._replace(files=())  # nothing to scrub that is not shown
     report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
@@ -44,14 +44,10 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
         except OSError as exc:
             raise ReviewAgentError(f"cannot write {output}: {exc.strerror}") from None
         if not quiet:
-            from review_agent.report.common import summary_line
-
             stream.write(summary_line(report) + f" · report in {output}\n")
         return
     color = fmt == "text" and use_color(stream, no_color)
     if fmt == "text" and quiet:
-        from review_agent.report import text
-
         text.write(report, stream, color=color, quiet=True)
         return
     writer(fmt)(report, stream, color=color)
@@ -65,16 +61,12 @@ def shows_excerpts(fmt: str, trigger: str, shard: str = "") -> bool:
 
 def write_warnings(report: Report) -> None:
     """The one place warnings are shown: stderr, one line each (stdout is the report)."""
-    from review_agent.text.printable import one_line
-
     for warning in report.warnings:
         sys.stderr.write(f"review-agent: warning: {one_line(warning)}\n")
 
 
 def _explain(report: Report) -> None:
     """-v: what the graph did, step by step, on stderr (stdout stays the report)."""
-    from review_agent.text.printable import one_line
-
     log = report.final_output.get("action_log")
     for entry in log if isinstance(log, list) else ():
         if isinstance(entry, dict):

@@ -10,6 +10,9 @@ from typing import Any, TextIO
 from review_agent.commands.output import emit, exit_code
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
+from review_agent.report.github import append_summary
+from review_agent.report.merge import DEFAULT_MAX_FINDINGS, merge_documents
+from review_agent.review.pipeline import review_incomplete
 
 MAX_REPORT_BYTES = 256 << 20
 
@@ -36,17 +39,12 @@ def merge_command(paths: Sequence[str], *, fmt: str, output: str | None, fail_on
                   strict: bool, max_findings: int | None, stream: TextIO, no_color: bool,
                   quiet: bool, env: Mapping[str, str] | None = None) -> int:
     """Write the merged report; the exit code follows --fail-on and --strict as in `ci`."""
-    from review_agent.report.merge import DEFAULT_MAX_FINDINGS, merge_documents
-    from review_agent.review.pipeline import review_incomplete
-
     env = os.environ if env is None else env
     report = merge_documents([(p, _read(p)) for p in paths],
                              max_findings if max_findings is not None else DEFAULT_MAX_FINDINGS)
     emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
-        from review_agent.report.github import append_summary
-
         append_summary(report, summary)
     options = Options()._replace(fail_on=fail_on or "never", strict=strict)
     return exit_code(report, options, review_incomplete(report))

@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from review_agent.config.options import Options
-from review_agent.errors import ConfigError, ReviewAgentError
-from review_agent.team.state import REVIEW_TRIGGERS, ROLES, TRIGGERS
+from review_agent.config.policy import load_policy
+from review_agent.errors import ConfigError, NotAGitRepository, ReviewAgentError
+from review_agent.graph.engine import TRANSITION_EVENTS
+from review_agent.records import Change
+from review_agent.report.html import write
+from review_agent.review.pipeline import build_report, make_model, run_team, with_new_blobs
+from review_agent.team.brief import load_brief
+from review_agent.team.runtime import TeamContext
+from review_agent.team.state import REVIEW_TRIGGERS, ROLES, TRIGGERS, initial_state
+from review_agent.vcs import git
 
 KINDS = {".md": "docs", ".rst": "docs", ".txt": "notes", ".yaml": "config", ".yml": "config",
          ".toml": "config", ".json": "config"}
@@ -51,8 +59,6 @@ def _read_text(path: str, what: str) -> str:
 
 
 def read_brief(brief_path: str | None) -> dict[str, Any] | None:
-    from review_agent.team.brief import load_brief
-
     if brief_path is None:
         return None
     return load_brief(_read_text(brief_path, "brief"), brief_path)
@@ -62,10 +68,6 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
     """The staged change for a hook-like run inside a repository, else (None, {})."""
     if trigger not in REVIEW_TRIGGERS:
         return None, {}
-    from review_agent.errors import NotAGitRepository
-    from review_agent.review.pipeline import with_new_blobs
-    from review_agent.vcs import git
-
     try:
         root = git.toplevel(Path.cwd())
     except NotAGitRepository:
@@ -76,16 +78,12 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
 
 def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | None:
     """approval_policy from --policy FILE, else the configuration's, else None (defaults)."""
-    from review_agent.config.policy import load_policy
-
     if policy_path is None:
         return dict(options.approval_policy) if options.approval_policy is not None else None
     return load_policy(_read_text(policy_path, "policy"), policy_path)
 
 
 def _transition_printer(stream: TextIO) -> Any:
-    from review_agent.graph.engine import TRANSITION_EVENTS
-
     def sink(event: dict[str, Any]) -> None:
         if event.get("event") in TRANSITION_EVENTS:
             stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
@@ -101,10 +99,6 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     """Run the team graph once; exit 0 for every status but failed (1).
 
     `transitions`: print only the state entries, exits and transitions (JSON lines)."""
-    from review_agent.review.pipeline import make_model, run_team
-    from review_agent.team.runtime import TeamContext
-    from review_agent.team.state import initial_state
-
     if fmt not in ("text", "json", "html"):
         raise ConfigError(f"run prints text, json or html, not {fmt}")
     if trigger not in TRIGGERS:
@@ -138,10 +132,6 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
         stream.write(json.dumps(output, sort_keys=True, indent=2, ensure_ascii=False,
                                 default=list) + "\n")
     elif fmt == "html":  # the proposal and its critique on one page
-        from review_agent.records import Change
-        from review_agent.report.html import write
-        from review_agent.review.pipeline import build_report
-
         write(build_report(final, change or Change("", None, ()), options, trigger, 0.0), stream)
     else:
         stream.write(render_text(output))

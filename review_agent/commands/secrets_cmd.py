@@ -7,10 +7,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from review_agent import secrets
+from review_agent.commands.output import emit, exit_code
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 from review_agent.findings import is_disabled, merge
 from review_agent.records import Change, Finding, Report
+from review_agent.review.pipeline import with_new_blobs
+from review_agent.secrets.staged import walk_files
 from review_agent.vcs import git
 
 if TYPE_CHECKING:
@@ -20,8 +24,6 @@ if TYPE_CHECKING:
 def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], options: Options
                     ) -> Report:
     """Scan and build a report; nothing is sent anywhere, nothing is written."""
-    from review_agent import secrets
-
     started = time.perf_counter()
     if staged and paths:
         raise ReviewAgentError("secrets: give --staged or PATHS, not both")
@@ -32,7 +34,6 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         raise ReviewAgentError(f"no such file or directory: {missing[0]}")
-    from review_agent.secrets.staged import walk_files
 
     files = list(walk_files(paths))
     hits = secrets.scan_paths(files, allow=options.secrets_allow,
@@ -43,9 +44,6 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
 def change_report(root: Path, change: Change, options: Options,
                   blobs: dict[str, bytes | None] | None = None) -> Report:
     """The secret scan alone over a change (the hook's fallback when the review cannot run)."""
-    from review_agent import secrets
-    from review_agent.review.pipeline import with_new_blobs
-
     started = time.perf_counter()
     if blobs is None:
         change, blobs = with_new_blobs(root, change)
@@ -56,8 +54,6 @@ def change_report(root: Path, change: Change, options: Options,
 
 def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: float
             ) -> Report:
-    from review_agent import secrets
-
     found: list[Finding] = [f for f in secrets.hit_findings(hits)
                             if not is_disabled(f, options.disable)]
     findings = merge(found)
@@ -82,8 +78,6 @@ def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: 
 
 def write_and_exit(report: Report, options: Options, explicit_fail_on: bool, fmt: str,
                    output: str | None, stream: TextIO, no_color: bool, quiet: bool) -> int:
-    from review_agent.commands.output import emit, exit_code
-
     emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
     # Like gitleaks and detect-secrets-hook, a found secret exits 1 unless --fail-on says.
     if not explicit_fail_on:

@@ -14,6 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+LAYERS = "layers from cli down to the records"  # the contracts' names in pyproject.toml
+CYCLES = "no cycles between siblings"
+INDEPENDENT = "report, models and graph independent"
 
 
 def _lint(package_parent: Path, config: Path) -> subprocess.CompletedProcess[str]:
@@ -31,11 +34,11 @@ def test_the_package_keeps_every_import_contract() -> None:
 
 @pytest.mark.parametrize(("module", "planted", "broken"), [
     # an upward import: git knowing about the command line
-    ("vcs/git_env.py", "from review_agent.cli import arguments as _up", "layers from cli down to the records"),
+    ("vcs/git_env.py", "from review_agent.cli import arguments as _up", LAYERS),
     # a cycle between siblings: the records importing the scanner that imports them
-    ("records.py", "from review_agent.secrets import hit as _up", "no cycles between siblings"),
+    ("records.py", "from review_agent.secrets import hit as _up", CYCLES),
     # a report format importing a model adapter
-    ("report/text.py", "from review_agent.models import builtin as _up", "report, models and graph independent"),
+    ("report/text.py", "from review_agent.models import builtin as _up", INDEPENDENT),
 ])
 def test_a_planted_import_breaks_its_contract(tmp_path: Path, module: str, planted: str,
                                                broken: str) -> None:
