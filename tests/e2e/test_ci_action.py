@@ -115,6 +115,7 @@ def test_action_inputs_and_defaults() -> None:
         assert "${{" not in st.get("run", "")
 
 
+@pytest.mark.slow
 def test_action_steps_install_and_review(world: World, tmp_path: Path,  # noqa: F811
                                          action_env: dict[str, str]) -> None:
     main_sha = world.clone.git("rev-parse", "origin/main").strip()

@@ -58,6 +58,7 @@ def _key(f: dict[str, Any]) -> tuple[Any, ...]:
     return (f["path"], f["line"], f["rule"], f["severity"], f["message"], f["source"])
 
 
+@pytest.mark.slow
 def test_shards_add_up_to_the_whole_review(branch: Repo, tmp_path: Path) -> None:
     code, out, err = _ci(branch, "--format", "json", "--fail-on", "error")
     whole = json.loads(out)

@@ -94,6 +94,7 @@ def test_submodule_gitlink(repo_with_commit: Repo, tmp_path: Path) -> None:
     assert "m.py:3: error [conflict-marker]" in hook_output(repo_with_commit)
 
 
+@pytest.mark.slow
 def test_huge_file_is_not_reviewed_but_listed_and_scanned_for_secrets(repo_with_commit: Repo
                                                                       ) -> None:
     key = "AKIA" + "Q7ZX4M2LP6WRT3KD"  # base32, as AWS key ids are

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Repo
 from tests.helpers import run_cli, snapshot
 
@@ -123,6 +125,7 @@ def test_commit_with_paths_uses_the_temporary_index(repo_with_commit: Repo) -> N
     assert "README.md" not in out.replace("review-agent", "")  # not part of this commit
 
 
+@pytest.mark.slow
 def test_pre_commit_install_and_commit(repo_with_commit: Repo, hook_repo_copy: Path) -> None:
     repo = repo_with_commit
     rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo_copy, capture_output=True,
@@ -144,6 +147,7 @@ def test_pre_commit_install_and_commit(repo_with_commit: Repo, hook_repo_copy: P
     assert_commit_as_staged(repo, staged, head)
 
 
+@pytest.mark.slow
 def test_pre_commit_try_repo(repo_with_commit: Repo, hook_repo_copy: Path) -> None:
     repo = repo_with_commit
     prepare_dirty_repo(repo)

@@ -98,8 +98,11 @@ def test_quiet_silences_the_progress_line() -> None:
 CHANGED = "def add(a, b):\n    total = a + b\n    return total\n"
 
 
-def slow_hook(repo: Repo, srv: ModelServer, *extra: str) -> tuple[str, list[tuple[float, str]]]:
-    """Run the hook, reading stderr as it comes: (stdout, [(time, line)])."""
+def slow_hook(repo: Repo, srv: ModelServer, *extra: str,
+              progress_seen: threading.Event | None = None
+              ) -> tuple[str, list[tuple[float, str]]]:
+    """Run the hook, reading stderr as it comes: (stdout, [(time, line)]); `progress_seen`
+    is set when the first progress line is read."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "review_agent", "hook", "--model", "openai:test",
          "--base-url", srv.base_url, "--timeout", "20", "--format", "json", *extra],
@@ -110,6 +113,8 @@ def slow_hook(repo: Repo, srv: ModelServer, *extra: str) -> tuple[str, list[tupl
         assert proc.stderr is not None
         for line in proc.stderr:
             lines.append((time.monotonic(), line.rstrip("\n")))
+            if progress_seen is not None and PROGRESS.search(line):
+                progress_seen.set()
 
     reader = threading.Thread(target=read)
     reader.start()
@@ -121,21 +126,23 @@ def slow_hook(repo: Repo, srv: ModelServer, *extra: str) -> tuple[str, list[tupl
     return out, lines
 
 
-def test_progress_appears_within_2s_of_a_slow_model_and_never_with_q(
+def test_progress_appears_while_a_slow_model_thinks_and_never_with_q(
         repo_with_commit: Repo) -> None:
     repo_with_commit.stage({"src/app.py": CHANGED})
-    asked: list[float] = []
+    asked: list[bool] = []
+    seen = threading.Event()
 
     def slow(rec: Recorded) -> Reply:
-        asked.append(time.monotonic())
-        time.sleep(2.5)
+        # the model answers once the progress line is on the screen (or gives up waiting):
+        # True when it was seen while the request was still unanswered
+        asked.append(seen.wait(30) if not asked else False)
         return findings()
 
     with ModelServer(responder=slow) as srv:
-        out, lines = slow_hook(repo_with_commit, srv)
+        out, lines = slow_hook(repo_with_commit, srv, progress_seen=seen)
         shown = [(t, text) for t, text in lines if PROGRESS.search(text)]
         assert shown, lines
-        assert shown[0][0] - asked[0] < 2.0  # seen while the model was still thinking
+        assert asked[0]  # seen while the model was still thinking
         assert PROGRESS.search(shown[0][1]).group(1, 2) == ("0", "1")  # type: ignore[union-attr]
         assert PROGRESS.search(shown[-1][1]).group(1, 2) == ("1", "1")  # type: ignore[union-attr]
         assert json.loads(out)["findings"] is not None

@@ -231,6 +231,7 @@ def seed() -> int:
     return random.SystemRandom().randrange(1 << 30)
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_the_model_or_any_output(git_repo: Repo, seed: int,
                                                      tmp_path: Path) -> None:
     s = Secrets(seed)

@@ -242,6 +242,7 @@ def test_a_config_file_named_on_the_command_line_inside_the_repo_comes_from_the_
     assert ("src/evil.py", "secret/aws-access-key-id") in got
 
 
+@pytest.mark.slow
 def test_git_runs_nothing_the_repository_configures(tmp_path: Path) -> None:
     path = tmp_path / "repo"
     path.mkdir()

@@ -154,14 +154,12 @@ def test_new_lines_of_a_big_blob_read_locally_match_the_split(monkeypatch: pytes
     assert list(local[::-1]) == lines[::-1]  # anything else reads it whole
 
 
-def _hook(repo: Repo, *args: str) -> tuple[dict[str, object], int, float, int]:
-    """`review-agent hook --format json`: the report, exit code, wall seconds, peak RSS (KB)."""
+def _hook(repo: Repo, *args: str) -> tuple[dict[str, object], int, int]:
+    """`review-agent hook --format json`: the report, exit code, peak RSS (KB)."""
     import json
     import os
     import sys
-    import time
 
-    start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "review_agent", "hook", "--format", "json",
                              *args], cwd=repo.path, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
@@ -169,16 +167,17 @@ def _hook(repo: Repo, *args: str) -> tuple[dict[str, object], int, float, int]:
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return json.loads(out), proc.returncode, time.perf_counter() - start, usage.ru_maxrss
+    return json.loads(out), proc.returncode, usage.ru_maxrss
 
 
 def _found(report: dict[str, object]) -> set[tuple[str, int, str]]:
     return {(f["path"], f["line"], f["rule"]) for f in report["findings"]}  # type: ignore[attr-defined, index]
 
 
+@pytest.mark.slow
 def test_a_20_mb_staged_file_gets_its_line_rules(git_repo: Repo) -> None:
     """More than 20,000 changed lines: too large for a model, but every added line still
-    meets the line rules, in seconds and bounded memory; its secrets are still found."""
+    meets the line rules, in bounded memory; its secrets are still found."""
     from review_agent.secrets.examples import fill
 
     rng = random.Random(20)
@@ -191,15 +190,14 @@ def test_a_20_mb_staged_file_gets_its_line_rules(git_repo: Repo) -> None:
     assert len(data) > 20_000_000
     git_repo.commit("init")
     git_repo.stage({"src/table.py": data})
-    report, code, seconds, rss_kb = _hook(git_repo)
+    report, code, rss_kb = _hook(git_repo)
     found = _found(report)
     assert ("src/table.py", 2, "debugger") in found
     assert ("src/table.py", 400_001, "debug-print") in found
     assert ("src/table.py", 300_001, "secret/github-pat") in found
     assert code == 1  # the staged secret stops the commit, as before
     assert {"path": "src/table.py", "reason": "too large"} in report["not_reviewed"]  # type: ignore[operator]
-    # measured ~2.5-4 s and ~120 MB on a loaded 2-core machine; the bounds leave headroom
-    assert seconds < 30 and rss_kb < 400_000, (seconds, rss_kb)
+    assert rss_kb < 400_000, rss_kb  # about 120 MB measured: the file is never split whole
 
 
 def test_an_oversized_edit_reports_new_lines_not_old_ones(git_repo: Repo) -> None:
@@ -210,7 +208,7 @@ def test_an_oversized_edit_reports_new_lines_not_old_ones(git_repo: Repo) -> Non
     new[100] = "print(x_1)  "  # the same statement, re-indented: pre-existing
     new[25_001] = "eval(payload)"
     git_repo.stage({"gen.py": "\n".join(new) + "\n"})
-    report, code, _, _ = _hook(git_repo)
+    report, code, _ = _hook(git_repo)
     found = {(p, n, r) for p, n, r in _found(report) if not r.startswith("untested")}
     assert found == {("gen.py", 25_002, "eval-exec")} and code == 0
 
@@ -221,7 +219,7 @@ def test_an_oversized_generated_file_stays_skipped_but_markers_are_found(git_rep
             "a = 2", ">>>>>>> other"]
     git_repo.commit("init")
     git_repo.stage({"gen_pb2.py": "\n".join(rows) + "\n"})
-    report, _, _, _ = _hook(git_repo)
+    report, _, _ = _hook(git_repo)
     assert {r for _, _, r in _found(report)} == {"conflict-marker"}
 
 
@@ -237,10 +235,13 @@ def test_an_oversized_file_reviewed_whole_gets_its_line_rules(git_repo: Repo) ->
     assert ("big.py", 25_001, "debugger") in _found(report), proc.stderr
 
 
-def test_a_needle_on_every_line_of_an_oversized_edit_stays_linear(git_repo: Repo) -> None:
+@pytest.mark.slow
+def test_a_needle_on_every_line_of_an_oversized_edit_stays_linear(
+        git_repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     """30,000 removed and 30,000 added prints: each added hit looks back and ahead a few
-    lines and pairs by exact text, never by comparing each with each."""
-    import time
+    lines and pairs by exact text, never by comparing each with each (not one similarity
+    ratio is computed: comparing each with each took hours)."""
+    import difflib
 
     from review_agent.checks import run_checks
     from review_agent.config.options import Options
@@ -250,10 +251,16 @@ def test_a_needle_on_every_line_of_an_oversized_edit_stays_linear(git_repo: Repo
                                       f"    print(value_{i})\n" for i in range(30_000))})
     change = git.staged_change(git_repo.path)
     assert change.files[0].oversized
-    start = time.perf_counter()
+    compared: list[object] = []
+
+    class Counting(difflib.SequenceMatcher):  # type: ignore[type-arg]
+        def ratio(self) -> float:
+            compared.append(self)
+            return super().ratio()
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
     found = run_checks(change, Options())
-    seconds = time.perf_counter() - start
     prints = [f.line for f in found if f.rule == "debug-print"]
     # the re-indented third pairs with its removed line by text; the edited rest is new
     assert prints == [i + 1 for i in range(30_000) if i % 3]
-    assert seconds < 15, seconds  # ~1 s here; comparing each with each took hours
+    assert compared == []

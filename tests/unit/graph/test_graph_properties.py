@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -196,6 +197,7 @@ def check_run(graph: Graph, seed: int) -> None:
     assert [e["seq"] for e in events] == list(range(len(events)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=random_graphs(), seed=st.integers(0, 2**16), cut=st.integers(0, 400))
 def test_random_graphs_validate_and_passing_ones_run(data: dict[str, Any], seed: int,

@@ -5,7 +5,6 @@ blackboard and the immutable input, visible missing keys, terminal states, event
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -104,18 +103,19 @@ def test_a_node_that_overruns_its_timeout_is_abandoned_and_its_failure_edge_take
     g = graph(nodes, [e("slow", "recover", condition="on_failure"), e("slow", "next"),
                       e("recover", "finalize"), e("next", "finalize")])
     calls: list[str] = []
+    finished = threading.Event()
 
     def slow(state: State) -> State:
-        release.wait(10)
+        release.wait(60)
+        finished.set()
         return {"score": 1.0}
 
-    started = time.monotonic()
     events: list[State] = []
     final = run_graph(g, registry(calls, slow=slow, recover=lambda s: {"status": "recovered"},
                                   next=lambda s: {}), {}, None, events.append)
-    took = time.monotonic() - started
+    overran = not finished.is_set()  # the run ended while the node was still at work
     release.set()
-    assert took < 3, took
+    assert overran
     assert calls == ["slow", "recover", "fin"]
     assert final["status"] == "recovered"
     assert "node slow timed out after 0.3 s and was abandoned" in final["message"]

@@ -427,9 +427,9 @@ def test_429_wait_headers_are_honoured(header: tuple[str, str]) -> None:
 
 def test_429_longer_than_the_time_left_gives_up_at_once() -> None:
     with ModelServer(default=status(429, ("llm_provider-retry-after", "30"))) as srv:
-        started = time.monotonic()
         reply = review(srv, timeout=3.0)
-    assert reply.failed and len(srv.requests) == 1 and time.monotonic() - started < 2.5
+    assert reply.failed and len(srv.requests) == 1
+    # said only when the wait is refused before it starts (http.call_with_retries)
     assert "exceeds the time left" in reply.warnings[0]
 
 

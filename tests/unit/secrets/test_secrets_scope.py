@@ -103,6 +103,7 @@ def _planted(git_repo: Repo, seed: int) -> Secrets:
     return s
 
 
+@pytest.mark.slow
 def test_no_secret_on_an_unchanged_line_reaches_the_model(git_repo: Repo, seed: int) -> None:
     s = _planted(git_repo, seed)
     with ModelServer() as srv:
@@ -164,6 +165,7 @@ def test_a_key_block_whose_begin_is_far_above_is_reported_when_its_end_is_added(
     assert not leaked(s.all, [proc.stdout, proc.stderr])
 
 
+@pytest.mark.slow
 def test_an_output_without_excerpts_reports_the_same_secrets(git_repo: Repo, seed: int,
                                                              tmp_path: Path) -> None:
     """Text and SARIF show no excerpts, so for the builtin model only the added lines are

@@ -60,6 +60,7 @@ def test_skeleton_of_utf16_and_of_one_huge_line(monkeypatch: pytest.MonkeyPatch)
     assert key in skel.decode() and len(skel) < len(one_line)
 
 
+@pytest.mark.slow
 def test_the_hook_reports_a_token_on_the_last_line_of_a_huge_staged_file(
         git_repo: Repo) -> None:
     key = aws_key()
