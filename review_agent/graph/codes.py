@@ -62,6 +62,9 @@ CODES: dict[str, tuple[str, str, str]] = {
                               "a node function review-agent does not have (an error when the "
                               "graph is run)"),
     "DEPRECATED_SPELLING": ("schema", "warning", "the old dialect, migrated in memory"),
+    "NO_EFFECT": ("structural", "warning",
+                  "a seed 000 key accepted with no effect here (dedupe_web_search: nothing "
+                  "searches the web; min_proposals outside mode: plan)"),
 }
 
 Error = dict[str, Any]

@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from review_agent.errors import ReviewAgentError
 from review_agent.graph.ir import FINALIZE, Edge, Graph, Limits, Node
+from review_agent.graph.judges import DEFAULT_SCHEMA, judge_problem
 from review_agent.graph.templates import render
 from review_agent.graph.when import SCORE_SUBJECTS, Outcome, matches, node_score
 from review_agent.secrets import known
@@ -128,6 +129,21 @@ def _spent_limit(graph: Graph, limits: Limits, target: str, transitions: int,
     return None
 
 
+def _too_few_proposals(node: Node, update: Mapping[str, Any]) -> str:
+    """A plan node's failure when it proposed fewer calls of its force_tool (any tool
+    without one) than runner.min_proposals (seed 000), else ""."""
+    calls = update.get("tool_calls")
+    counts = calls if isinstance(calls, dict) else {}
+    proposed = sum(n for tool, n in counts.items() if isinstance(n, int) and
+                   not isinstance(n, bool) and n > 0 and node.force_tool in (None, tool))
+    assert node.min_proposals is not None
+    if proposed >= node.min_proposals:
+        return ""
+    what = node.force_tool or "tool"
+    return (f"node {node.id} failed: {proposed} {what} proposals, fewer than its "
+            f"min_proposals {node.min_proposals}")
+
+
 def _result(node: Node, update: Mapping[str, Any], state: Mapping[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"status": state.get("status")}
     score = node_score(update)
@@ -181,6 +197,12 @@ class _Run:
         else:
             self.state.pop("system_append", None)
         self.state["tool_policy"] = self.budget(node)
+        if node.kind == "judge":  # what the judge decides by (seed 000's runtime hint)
+            self.state["judge"] = {"schema": node.judge_schema or DEFAULT_SCHEMA,
+                                   "route_values": list(node.route_values),
+                                   "pass_threshold": self.limits.pass_threshold}
+        else:
+            self.state.pop("judge", None)
         timeout = node.timeout if node.timeout is not None else self.limits.timeout
         update, failure = _call(self.registry.get(node.run), f"node {node.id}", node.run,
                                 dict(self.state), self.ctx, timeout)
@@ -194,9 +216,12 @@ class _Run:
                 mine = self.node_calls.setdefault(node.id, {})
                 mine[str(tool)] = mine.get(str(tool), 0) + n
         self.state.update(update)
-        if not failure and node.kind == "judge" and update.get("route") not in node.route_values:
-            failure = (f"node {node.id} failed: route {update.get('route')!r} is not one of "
-                       + ", ".join(node.route_values))
+        if not failure and node.kind == "judge":
+            problem = judge_problem(node.judge_schema, update, node.route_values)
+            if problem:
+                failure = f"node {node.id} failed: {problem}"
+        if not failure and node.mode == "plan" and node.min_proposals is not None:
+            failure = _too_few_proposals(node, update)
         if failure:
             _fail(self.state, failure)
         self.blackboard[node.id] = {"output": update, "score": node_score(update),
@@ -259,7 +284,7 @@ def run_graph(graph: Graph, registry: Mapping[str, NodeFn], state: dict[str, Any
     run = _Run(graph, registry, state, ctx, emit, limits or graph.limits)
     st = run.state
     st.setdefault("status", "running")
-    st["context_warnings"] = list(st.get("context_warnings") or [])
+    st["context_warnings"] = [*(st.get("context_warnings") or []), *graph.warnings]
     limit: str | None = None
     outcome = "completed"
     emit("run.start", graph=graph.id, version=graph.version)

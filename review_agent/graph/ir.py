@@ -47,8 +47,7 @@ class Limits(NamedTuple):
     timeout: float = DEFAULT_TIMEOUT
     max_total_tool_calls: int | None = None
     max_web_search_calls: int | None = None
-    pass_threshold: float = DEFAULT_PASS_THRESHOLD
-    dedupe_web_search: bool = False
+    pass_threshold: float = DEFAULT_PASS_THRESHOLD  # given to judges (seed 000's runtime hint)
 
 
 class Graph(NamedTuple):
@@ -63,6 +62,7 @@ class Graph(NamedTuple):
     category: str = ""
     finalize_artifact: str = "final_output"
     context: Mapping[str, Any] = {}  # defaults.context: {{workflow.context.KEY}}
+    warnings: tuple[str, ...] = ()  # keys accepted with no effect (NO_EFFECT), said every run
 
     def node(self, node_id: str) -> Node:
         """The node with this id (KeyError when there is none)."""

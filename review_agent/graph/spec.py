@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from review_agent.errors import GraphError
-from review_agent.graph import shipped
 from review_agent.graph.analysis import entries_of
 from review_agent.graph.codes import (
     DEFAULT_FINALIZE_FUNCTION,
@@ -51,7 +50,8 @@ def parse_graph(text: str, known: Collection[str] | None = None, source: str = "
     if unknown:
         raise GraphError(f"graph {source} is invalid: UNKNOWN_NODE_FUNCTION: "
                          + "; ".join(unknown))
-    return build(data)
+    no_effect = tuple(w["message"] for w in report["warnings"] if w["code"] == "NO_EFFECT")
+    return build(data)._replace(warnings=no_effect)
 
 
 def load_graph(path: str | Path | None = None, known: Collection[str] | None = None) -> Graph:
@@ -75,6 +75,8 @@ def load_graph(path: str | Path | None = None, known: Collection[str] | None = N
 
 def shipped_graph(text: str) -> Graph | None:
     """The shipped graph, built and validated ahead of time, when `text` is its YAML."""
+    from review_agent.graph import shipped  # lazy: `freeze` must import spec to rewrite it
+
     return shipped.GRAPH if text == shipped.SOURCE else None
 
 
@@ -112,7 +114,6 @@ def build(data: dict[str, Any]) -> Graph:
         max_total_tool_calls=defaults.get("max_total_tool_calls"),
         max_web_search_calls=defaults.get("max_web_search_calls"),
         pass_threshold=float(defaults.get("pass_threshold", DEFAULT_PASS_THRESHOLD)),
-        dedupe_web_search=bool(defaults.get("dedupe_web_search", False)),
     )
     nodes = tuple(_node(n) for n in data["nodes"])
     edges = tuple(Edge(e["from"], e["to"], edge_condition(e), e.get("feedback"))
@@ -142,6 +143,7 @@ def to_ir(graph: Graph) -> dict[str, Any]:
         "id": graph.id, "version": graph.version, "category": graph.category,
         "description": graph.description, "entry": graph.entry,
         "limits": graph.limits._asdict(), "context": dict(graph.context),
+        "warnings": list(graph.warnings),
         "nodes": [{**n._asdict(), "route_values": list(n.route_values),
                    "exclude_tools": list(n.exclude_tools),
                    "tool_call_budget": dict(n.tool_call_budget),

@@ -120,6 +120,7 @@ def _structural(data: dict[str, Any], known: Collection[str] | None, lines: Line
                                     f"finalize runs {function!r}, which is not a node function "
                                     "review-agent has", node=FINALIZE,
                                     line=lines.top.get("finalize")))
+    warnings += _no_effect(data, lines)
     covered: dict[str, set[str]] = {}
     for i, edge in enumerate(data["edges"]):
         errors += _edge_rules(i, edge, nodes, covered, lines.item("edges", i))
@@ -134,6 +135,22 @@ def _structural(data: dict[str, Any], known: Collection[str] | None, lines: Line
                                   f"No edge covers route_value {value!r}", node=nid,
                                   route_value=value, line=node_lines[nid]))
     return errors, warnings
+
+
+def _no_effect(data: dict[str, Any], lines: Lines) -> list[Error]:
+    """Seed 000 keys that are valid but that nothing here can act on: said, not ignored."""
+    out: list[Error] = []
+    if (data.get("defaults") or {}).get("dedupe_web_search") is True:
+        out.append(warning("NO_EFFECT", "structural", "defaults.dedupe_web_search is accepted "
+                           "and has no effect: review-agent never searches the web",
+                           line=lines.top.get("defaults")))
+    for i, node in enumerate(data["nodes"]):
+        runner = node.get("runner") or {}
+        if runner.get("min_proposals") is not None and runner.get("mode", "execute") != "plan":
+            out.append(warning("NO_EFFECT", "structural", f"node {node['id']!r}: "
+                               "runner.min_proposals is accepted and has no effect outside "
+                               "mode: plan", node=node["id"], line=lines.item("nodes", i)))
+    return out
 
 
 def _node_rules(node: dict[str, Any], line: int | None) -> list[Error]:

@@ -44,9 +44,21 @@ def _best(state: dict[str, Any]) -> dict[str, Any]:
                                             f"{state.get('iteration_count')} (score {last})")}
 
 
+def _passes(state: dict[str, Any]) -> float | None:
+    """The graph's pass_threshold when the critique's score meets it (None otherwise): a
+    proposal that good goes to the human without another round."""
+    threshold = (state.get("judge") or {}).get("pass_threshold")
+    score = (state.get("critique") or {}).get("score")
+    if isinstance(threshold, (int, float)) and isinstance(score, (int, float)) and \
+            score >= threshold:
+        return float(threshold)
+    return None
+
+
 def decide_next_step(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     """Route: clarify, restage the context, retry the specialist, prepare the human review,
-    finalize, or fail."""
+    finalize, or fail. A critique score at the graph's pass_threshold or above is not
+    retried."""
     items = (state.get("critique") or {}).get("items", [])
     fixable = [i for i in items if i["fixable"]]
     iterations = int(state.get("iteration_count", 0))
@@ -65,7 +77,8 @@ def decide_next_step(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         route, why = "human_review", "reviews are never retried"
     elif artifact is None:
         route, why = "fail", "no proposal was produced"
-    elif fixable and iterations < limit and (state.get("approval_policy") or {}).get("auto_retry"):
+    elif fixable and iterations < limit and _passes(state) is None and \
+            (state.get("approval_policy") or {}).get("auto_retry"):
         route = "retry"
         why = f"{len(fixable)} fixable critique items, iteration {iterations} of {limit}"
     elif state.get("task_type") == "ideation" and not fixable:
@@ -79,6 +92,10 @@ def decide_next_step(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
         else:
             route, why = "human_review", "proposal ready for human approval"
             left = [i for i in kept.get("items", []) if i["fixable"]]
+            threshold = _passes(state)
+            if left and iterations < limit and threshold is not None:
+                why = (f"proposal ready for human approval: score "
+                       f"{state['critique']['score']} meets the pass_threshold {threshold:g}")
             if left and iterations >= limit:
                 warnings.append(f"iteration limit reached ({iterations} of {limit}): "
                                 f"{len(left)} fixable critique items are left for the human "

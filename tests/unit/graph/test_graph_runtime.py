@@ -251,3 +251,95 @@ def test_command_line_iterations_override_the_graph_within_the_seed_limits() -> 
     assert calls.count("a") == 7
     with pytest.raises(Exception, match="--max-iterations must be 1..19"):
         limits_for(g, 25)
+
+
+# -- seed 000 keys that act at run time: pass_threshold, judge.schema, min_proposals;
+#    dedupe_web_search is accepted and said to have no effect ---------------------------
+
+JUDGED = [{"id": "start"}, {"id": "work"}, {"id": "check", "kind": "judge",
+                             "judge": {"schema": "evaluator_v1",
+                                       "route_values": ["done", "again"]}}]
+JUDGE_EDGES = [e("start", "work"), e("work", "check"),
+               e("check", "finalize", when="judge.route == done"),
+               e("check", "work", when="judge.route == again"), e("check", "finalize")]
+
+
+@pytest.mark.parametrize("threshold", [None, 0.6])
+def test_a_judge_is_given_the_graphs_pass_threshold(threshold: float | None) -> None:
+    extra = {} if threshold is None else {"pass_threshold": threshold}
+    g = graph(JUDGED, JUDGE_EDGES, **extra)
+    seen: list[State] = []
+
+    def check(state: State) -> State:
+        seen.append(dict(state["judge"]))
+        return {"route": "done", "score": 0.7}
+
+    calls: list[str] = []
+    final = run_graph(g, registry(calls, start=lambda s: {}, work=lambda s: {}, check=check),
+                      {}, None)
+    assert seen == [{"schema": "evaluator_v1", "route_values": ["done", "again"],
+                     "pass_threshold": 0.85 if threshold is None else threshold}]
+    assert calls == ["start", "work", "check", "fin"] and final["status"] == "running"
+
+
+@pytest.mark.parametrize(("output", "problem"), [
+    ({"route": "done", "score": 0.9}, ""),
+    ({"route": "done"}, ""),  # a score is optional
+    ({"route": "done", "score": "high"},
+     "node check failed: score 'high' is not a number (judge.schema evaluator_v1)"),
+    ({"route": "done", "score": True},
+     "node check failed: score True is not a number (judge.schema evaluator_v1)"),
+    ({"route": "maybe", "score": 0.9},
+     "node check failed: route 'maybe' is not one of done, again"),
+])
+def test_a_judges_output_must_follow_its_schema(output: State, problem: str) -> None:
+    g = graph(JUDGED, JUDGE_EDGES)
+    calls: list[str] = []
+    final = run_graph(g, registry(calls, start=lambda s: {}, work=lambda s: {},
+                                  check=lambda s: dict(output)), {}, None)
+    if problem:
+        assert final["status"] == "failed" and final["message"] == problem
+        assert final["run"]["status"] == "failed"
+    else:
+        assert final["status"] == "running" and final["run"]["status"] == "completed"
+
+
+@pytest.mark.parametrize(("writes", "failed"), [(1, True), (2, False), (3, False)])
+def test_a_plan_node_proposing_fewer_than_min_proposals_fails(writes: int, failed: bool
+                                                              ) -> None:
+    nodes = [{"id": "draft"}, {"id": "gate", "runner": {
+        "mode": "plan", "force_tool": "file.write", "min_proposals": 2},
+        "guardrails": {"tool_call_budget": {"file.write": 3}}}]
+    g = graph(nodes, [e("draft", "gate"), e("gate", "finalize", when="approvals_resolved"),
+                      e("gate", "finalize")])
+    calls: list[str] = []
+    final = run_graph(g, registry(calls, draft=lambda s: {"tool_calls": {"model.call": 5}},
+                                  gate=lambda s: {"tool_calls": {"file.write": writes}}),
+                      {}, None)
+    if failed:
+        assert final["message"] == ("node gate failed: 1 file.write proposals, fewer than "
+                                    "its min_proposals 2")
+    else:
+        assert final.get("status") != "failed"
+
+
+def test_keys_with_no_effect_are_said_at_validation_and_in_every_run() -> None:
+    from review_agent.graph.validate import validate_text
+
+    data = {"id": "code.noop", "version": 1, "category": "code", "description": "no effect",
+            "defaults": {"dedupe_web_search": True},
+            "nodes": [{"id": "a", "kind": "llm", "runner": {"min_proposals": 1}}],
+            "edges": [{"from": "a", "to": "finalize", "when": "true"}],
+            "finalize": {"artifact": "final_output", "function": "fin"}}
+    text = yaml.safe_dump(data, sort_keys=False)
+    report = validate_text(text)
+    said = [w["message"] for w in report["warnings"] if w["code"] == "NO_EFFECT"]
+    assert report["overall"] == "pass" and said == [
+        "defaults.dedupe_web_search is accepted and has no effect: review-agent never "
+        "searches the web",
+        "node 'a': runner.min_proposals is accepted and has no effect outside mode: plan"]
+    final = run_graph(parse_graph(text), registry([], a=lambda s: {}), {}, None)
+    assert said == [w for w in final["context_warnings"] if "has no effect" in w]
+    quiet = yaml.safe_dump({**data, "defaults": {"dedupe_web_search": False},
+                            "nodes": [{"id": "a", "kind": "llm"}]}, sort_keys=False)
+    assert [w for w in validate_text(quiet)["warnings"] if w["code"] == "NO_EFFECT"] == []

@@ -25,7 +25,7 @@ finalize: {run: fin}
 def test_shipped_graph_records() -> None:
     graph = load_graph()
     assert (graph.id, graph.version, graph.entry) == ("coding_team", 1, "prepare_task")
-    assert graph.limits == Limits(2, 50, 5, 300.0, 40, 0, 0.85, False)
+    assert graph.limits == Limits(2, 50, 5, 300.0, 40, 0, 1.0)
     assert (graph.category, graph.finalize_run, graph.finalize_artifact) == (
         "code", "finalize_response", "final_output")
     assert [n.id for n in graph.nodes] == [

@@ -327,3 +327,23 @@ def test_a_limit_before_any_proposal_is_a_failure_not_needs_review() -> None:
     out = finalize_response(s, ctx())["final_output"]
     assert out["status"] == "failed"
     assert "max_total_transitions limit stopped the run before any proposal" in out["message"]
+
+
+@pytest.mark.parametrize(("threshold", "route"), [(0.85, "human_review"), (0.95, "retry"),
+                                                  (None, "retry")])
+def test_a_critique_at_the_pass_threshold_is_not_retried(threshold: float | None,
+                                                         route: str) -> None:
+    from review_agent.team.routing import decide_next_step
+
+    s = with_fields("write tests", "test_creation", iteration_count=1, max_iterations=2,
+                    specialist_artifact={"kind": "tests", "path": "tests/test_x.py",
+                                         "content": "def test_a(): pass\n"},
+                    critique={"items": [_item("no test exercises g", "functions")],
+                              "score": 0.9},
+                    approval_policy={"auto_retry": True})
+    if threshold is not None:  # what the engine gives a judge (defaults.pass_threshold)
+        s["judge"] = {"schema": "evaluator_v1", "pass_threshold": threshold}
+    update = decide_next_step(s, ctx())
+    assert update["route"] == route
+    if route == "human_review":
+        assert "meets the pass_threshold 0.85" in update["action_log"][-1]["detail"]
