@@ -97,8 +97,7 @@ def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")
-MIN_IDENTIFIER = 6  # a gone identifier this long (`ENOENT`, `pathsend`) names a feature
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")  # 6+ (`ENOENT`, `pathsend`): a feature
 
 
 def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:

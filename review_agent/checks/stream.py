@@ -18,13 +18,10 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from review_agent.vcs.diff import MAX_PARSED_LINES
-
 _HEADER = re.compile(rb"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 # the start of the next line on each side: "+", " " or an empty context line
 # ("diff.suppressBlankEmpty" drops its space); "\" (no newline at end) is on neither
 _NEXT = {"new": re.compile(rb"\n(?=[+ \n])"), "old": re.compile(rb"\n(?=[- \n])")}
-STREAM_LINES = MAX_PARSED_LINES  # the runner streams a file with more added lines than this
 
 
 class Found(NamedTuple):

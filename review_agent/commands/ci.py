@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,11 +18,10 @@ from review_agent.report.common import safe_report
 from review_agent.report.github import append_summary
 from review_agent.review.gate import secret_gate
 from review_agent.review.pipeline import review_change, review_incomplete
-from review_agent.review.range_options import prompts_from_tree, range_options
+from review_agent.review.range_options import range_options
 from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
 from review_agent.secrets import known
 from review_agent.vcs import git
-from review_agent.vcs.base_tree import BaseTree
 
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
@@ -117,22 +116,6 @@ def cli_overrides(options: Options) -> dict[str, Any]:
     defaults = Options()
     return {f: getattr(options, f) for f in Options._fields
             if getattr(options, f) != getattr(defaults, f)}
-
-
-def options_from_base(root: Path, base_sha: str, options: Options, config_path: str | None,
-                      on_warning: Callable[[str], None] = warn) -> Options:
-    """Defaults < the user config < the base revision's config (or --config) < the command
-    line (the fields of `options` that differ from the defaults)."""
-    return range_options(root, base_sha, base_sha, cli_overrides(options), config_path, "base",
-                         on_warning)[0]
-
-
-def prompts_from_base(root: Path, base_sha: str, prompts_dir: str | None
-                      ) -> dict[str, str] | None:
-    """`<prompts_dir>/*.md.j2` templates as the base revision has them, by file name."""
-    if not prompts_dir:
-        return None
-    return prompts_from_tree(BaseTree(root, base_sha), prompts_dir)
 
 
 def ci_command(*, root: Path, base: str | None, head: str | None, options: Options, fmt: str,

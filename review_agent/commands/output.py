@@ -85,7 +85,3 @@ def exit_code(report: Report, options: Options, incomplete: bool) -> int:
     if any(SEVERITY_RANK.get(f.severity, 0) >= threshold for f in report.findings):
         return 1
     return 0
-
-
-def stderr_line(message: str) -> None:
-    sys.stderr.write(message.rstrip("\n") + "\n")

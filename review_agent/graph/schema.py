@@ -90,11 +90,6 @@ FINALIZE_FIELDS: dict[str, Field] = {
 }
 # Stage 2 reports these when missing, with their own codes.
 STAGE2_REQUIRED = {("judge", "schema"), ("judge", "route_values")}
-TABLES: dict[str, dict[str, Field]] = {
-    "top level": TOP, "defaults": DEFAULTS, "nodes[]": NODE, "nodes[].runner": RUNNER,
-    "nodes[].prompt": PROMPT, "nodes[].guardrails": GUARDRAILS, "nodes[].artifacts": ARTIFACTS,
-    "nodes[].judge": JUDGE, "edges[]": EDGE, "finalize": FINALIZE_FIELDS,
-}
 
 
 def _is_int(v: Any) -> bool:

@@ -140,14 +140,6 @@ def read_response(body: bytes) -> Message:
     return Message(content, finish if isinstance(finish, str) else None, sent, got, reasoning)
 
 
-def message_content(body: bytes) -> str:
-    """The assistant message text of a response body; ParseError when it is empty."""
-    msg = read_response(body)
-    if not msg.text.strip():
-        raise ParseError("response has an empty message")
-    return msg.text
-
-
 def read_ollama_chat(body: bytes) -> Message:
     """An /api/chat reply (or an OpenAI-shaped one, from a proxy that speaks both)."""
     try:

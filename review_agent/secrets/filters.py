@@ -89,7 +89,6 @@ WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # A line of a base64 blob split over several string literals.
 BLOB_LINE = re.compile(r"[\"'][A-Za-z0-9+/\\]{24,}={0,2}[\"']")
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-HASH_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
 CODE_SUFFIXES = frozenset({
     ".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".java", ".kt", ".kts", ".go",
     ".rb", ".php", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".swift", ".scala", ".m",

@@ -34,7 +34,6 @@ def kv(names: str, value: str) -> str:
 
 # A value that follows a provider keyword on the same or the next line.
 A = r"[A-Za-z0-9]"
-W = r"[A-Za-z0-9_\-]"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 

@@ -26,7 +26,6 @@ RULES: tuple[Rule, ...] = (
     CLOUD + INFRA + VCS + CHAT + PAYMENT + MAIL + CHANNELS + REGISTRIES + AI + MONITORING
     + DATABASES + SAAS + CLI + GENERIC
 )
-BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 # Rules that only apply when no provider rule claims the same characters.
 GENERIC_KINDS = frozenset({"assign", "url", "entropy"})
 

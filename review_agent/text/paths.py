@@ -50,7 +50,6 @@ SOURCE = frozenset({
     "scala", "swift", "dart", "csharp", "c", "cpp", "objc", "ruby", "php", "perl", "lua",
     "elixir",
 })
-DOCS = frozenset({"markdown", "rst", "text"})
 
 # lock file name -> the manifest names that declare what it pins
 LOCK_MANIFESTS: dict[str, tuple[str, ...]] = {

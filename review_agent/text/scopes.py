@@ -46,16 +46,10 @@ def _indent(text: str) -> int:
     return len(text[: len(text) - len(stripped)].expandtabs(8))
 
 
-def find_header(get: Callable[[int], str | None], line_no: int, language: str) -> str:
-    """The nearest line above `line_no` with less indentation that opens a def/class."""
-    h = find_header_line(get, line_no, language)
-    text = get(h) if h else None
-    return text.strip() if text else ""
-
-
 def find_header_line(get: Callable[[int], str | None], line_no: int, language: str
                      ) -> int | None:
-    """The number of the line find_header names, or None."""
+    """The nearest line above `line_no` with less indentation that opens a def/class (its
+    number), or None."""
     pattern = HEADERS.get(language)
     if pattern is None:
         return None

@@ -85,8 +85,3 @@ def check_entry(entry: git.TreeEntry, rel: str, what: str, label: str) -> None:
                           "reads the base revision's own files and does not follow links")
     if entry.kind != "blob":
         raise ConfigError(f"{what} {_shown(rel)} is not a file {label}")
-
-
-def read_base_file(root: Path, rev: str, path: str, what: str = "file") -> bytes | None:
-    """One file of `rev`'s tree (see BaseTree.read): for baselines, allow lists, rule files."""
-    return BaseTree(root, rev).read(path, what)

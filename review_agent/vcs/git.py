@@ -118,16 +118,6 @@ def _abs_path(root: str | Path, *args: str, config: Sequence[str] = SAFE_CONFIG)
     return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args, config=config)))
 
 
-def git_dir(root: str | Path) -> Path:
-    """This work tree's git directory (`.git/worktrees/<name>` in a linked worktree)."""
-    return _abs_path(root, "--git-dir")
-
-
-def common_dir(root: str | Path) -> Path:
-    """The directory shared by all worktrees (objects, refs, config)."""
-    return _abs_path(root, "--git-common-dir")
-
-
 def hooks_dir(root: str | Path) -> Path:
     """Where git looks for hooks, honouring `core.hooksPath`: the one question asked
     without SAFE_CONFIG's `core.hooksPath` pin (rev-parse runs no hook)."""
@@ -379,14 +369,6 @@ def tree_listing(root: str | Path, rev: str, directory: str) -> list[TreeEntry]:
     return _tree_entries(root, rev, posixpath.normpath(directory) + "/")
 
 
-def config_get(root: str | Path, key: str) -> str | None:
-    """The value of a git config key (the last one wins), or None when unset."""
-    res = _git(root, "config", "-z", "--get", "--end-of-options", key, ok=(0, 1))
-    if res.returncode != 0:
-        return None
-    return res.stdout.rstrip(b"\0").decode("utf-8", "surrogateescape")
-
-
 def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
                ) -> dict[str, bytes | None]:
     """Blob contents by id, None for blobs over `max_bytes`, missing ids and non-blobs.
@@ -520,31 +502,6 @@ def has_test_files(root: Path) -> bool:
     """Whether the index holds any test file (git does the matching, so a big repo is cheap)."""
     res = _git(root, "ls-files", "-z", "--cached", "--", *TEST_PATHSPECS)
     return bool(res.stdout.strip(b"\0"))
-
-
-class IndexEntry(NamedTuple):
-    mode: str
-    sha: str
-    path: str
-
-
-def index_entries(root: str | Path, paths: Sequence[str] | None = None) -> list[IndexEntry]:
-    """Stage-0 entries of the index (GIT_INDEX_FILE when set), optionally under `paths`
-    (from the top level, taken literally). `ls-files --stage` reads the index, never the
-    work tree, and writes nothing."""
-    args = ["ls-files", "-z", "--stage", "--"]
-    if paths is not None:
-        if not paths:
-            return []
-        args += _literal(paths)
-    res = _git(root, *args)
-    out = []
-    for record in res.stdout.split(b"\0"):
-        meta, tab, name = record.partition(b"\t")
-        fields = meta.decode("ascii", "replace").split()
-        if tab and len(fields) == 3 and fields[2] == "0":
-            out.append(IndexEntry(fields[0], fields[1], name.decode("utf-8", "surrogateescape")))
-    return out
 
 
 def list_files(root: str | Path, paths: Sequence[str], *, untracked: bool = False) -> list[str]:

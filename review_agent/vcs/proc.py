@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -37,11 +36,6 @@ def run(
         check=False,
     )
     return ProcResult(proc.returncode, proc.stdout, proc.stderr)
-
-
-def environ_without(names: Sequence[str]) -> dict[str, str]:
-    """A copy of os.environ without the given variables."""
-    return {k: v for k, v in os.environ.items() if k not in names}
 
 
 def stream(args: Sequence[str], *, cwd: str | Path | None = None,

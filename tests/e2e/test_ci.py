@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from conftest import Repo, git
 
 from review_agent.cli.entry import main
+from review_agent.config.options import Options
 from review_agent.errors import ConfigError
 from tests.helpers import PROJECT
 
@@ -414,9 +416,17 @@ def test_deepening_takes_several_bounded_steps(tmp_path: Path,
     assert "fetching 50 more commits" in err and "fetching 200 more commits" in err
 
 
+def options_from_base(root: Path, base: str, options: Options, config_path: str | None,
+                      on_warning: Callable[[str], None] = lambda _: None) -> Options:
+    """Defaults < the user config < the base revision's config < the command line."""
+    from review_agent.commands.ci import cli_overrides
+    from review_agent.review.range_options import range_options
+
+    return range_options(root, base, base, cli_overrides(options), config_path, "base",
+                         on_warning)[0]
+
+
 def test_options_from_base_revision_then_command_line(repo_with_commit: Repo) -> None:
-    from review_agent.commands.ci import options_from_base
-    from review_agent.config.options import Options
 
     base = repo_with_commit.commit("config", {".review-agent.yaml":
                                               "disable: [debugger]\nmax_findings: 5\n"})
@@ -435,7 +445,12 @@ def test_options_from_base_revision_then_command_line(repo_with_commit: Repo) ->
 
 
 def test_prompts_from_base_revision(repo_with_commit: Repo) -> None:
-    from review_agent.commands.ci import prompts_from_base
+    from review_agent.review.range_options import prompts_from_tree
+    from review_agent.vcs.base_tree import BaseTree
+
+    def prompts_from_base(root: Path, base: str, prompts_dir: str | None
+                          ) -> dict[str, str] | None:
+        return prompts_from_tree(BaseTree(root, base), prompts_dir) if prompts_dir else None
 
     base = repo_with_commit.commit("prompts", {"rp/reviewer.md.j2": "base reviewer\n"})
     repo_with_commit.commit("branch", {"rp/reviewer.md.j2": "branch reviewer\n",

@@ -435,11 +435,12 @@ HEADER_CASES = [
 
 
 def test_headers_in_other_languages() -> None:
-    from review_agent.text.scopes import find_header
+    from review_agent.text.scopes import find_header_line
 
     for language, text, line_no, expected in HEADER_CASES:
         lines = dict(enumerate(text.split("\n"), 1))
-        assert find_header(lines.get, line_no, language) == expected, (language, text)
+        found = find_header_line(lines.get, line_no, language)
+        assert (lines[found].strip() if found else "") == expected, (language, text)
 
 
 def test_pure_rename_and_mode_change_are_listed_without_excerpts(repo_with_commit: Repo

@@ -79,15 +79,6 @@ def test_some_malformed_items_are_noted_not_silent() -> None:
     assert notes == ["1 malformed model findings ignored (a finding has no line >= 1)"]
 
 
-def test_message_content_of_envelope() -> None:
-    body = json.dumps({"choices": [{"message": {"content": "hi"}}]}).encode()
-    assert envelope.message_content(body) == "hi"
-    for bad in (b"<html>", b"{}", b'{"choices": []}',
-                b'{"choices": [{"message": {"content": null}}]}'):
-        with pytest.raises(ParseError):
-            envelope.message_content(bad)
-
-
 def test_artifact() -> None:
     art = parse.artifact('```json\n{"kind": "code", "path": "a.py", "content": "x = 1\\n", '
                          '"summary": "adds x", "notes": ["n"]}\n```')

@@ -18,8 +18,6 @@ def test_locations_in_a_plain_repository(repo_with_commit: Repo) -> None:
     root = repo_with_commit.path.resolve()
 
     assert git.toplevel(root / "src") == root
-    assert git.git_dir(root / "src") == root / ".git"
-    assert git.common_dir(root) == root / ".git"
     assert git.hooks_dir(root) == root / ".git" / "hooks"
 
 
@@ -43,7 +41,6 @@ def test_hooks_dir_of_a_linked_worktree_is_shared(repo_with_commit: Repo, tmp_pa
     repo_with_commit.git("worktree", "add", "-q", str(wt))
 
     assert git.hooks_dir(wt) == repo_with_commit.path.resolve() / ".git" / "hooks"
-    assert git.git_dir(wt).parent == repo_with_commit.path.resolve() / ".git" / "worktrees"
 
 
 def test_empty_tree_head_and_resolve(git_repo: Repo) -> None:
@@ -120,20 +117,6 @@ def test_show(repo_with_commit: Repo) -> None:
     assert git.show(root, "HEAD", "missing.py") is None
     assert git.show(root, "nope", "src/app.py") is None
     assert git.show(root, "HEAD", "src") is None  # a tree, not a blob
-
-
-def test_config_get(git_repo: Repo) -> None:
-    root = git_repo.path
-    git_repo.git("config", "review.one", "a value")
-    git_repo.git("config", "review.multi", "line1\nline2")
-    git_repo.git("config", "--add", "review.twice", "first")
-    git_repo.git("config", "--add", "review.twice", "last")
-
-    assert git.config_get(root, "review.one") == "a value"
-    assert git.config_get(root, "review.multi") == "line1\nline2"
-    assert git.config_get(root, "review.twice") == "last"
-    assert git.config_get(root, "review.absent") is None
-    assert git.config_get(root, "nosection") is None
 
 
 def test_read_blobs(repo_with_commit: Repo, tmp_path: Path) -> None:

@@ -421,8 +421,6 @@ def test_linked_worktree(repo_with_commit: Repo, tmp_path: Path) -> None:
     assert marks(files["src/app.py"]) == [2]
     assert list(staged(repo)) == ["main-only.txt"]
     assert git.toplevel(wt / "src") == wt.resolve()
-    assert git.common_dir(wt) == git.git_dir(repo.path)
-    assert git.git_dir(wt) != git.common_dir(wt)
 
 
 def test_from_a_subdirectory(repo_with_commit: Repo) -> None:
