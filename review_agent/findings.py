@@ -117,7 +117,7 @@ def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int
     return tuple(ordered[i] for i in chosen), len(ordered) - n
 
 
-def is_disabled(f: Finding, disable: Iterable[str]) -> bool:
+def finding_disabled(f: Finding, disable: Iterable[str]) -> bool:
     """`disable` names a rule id, a prefix ending in "/" (`secret/`), or a whole source
     (`builtin`, `secrets`, `model`). Disabled findings are not reported; secrets are
     still redacted from every model input."""

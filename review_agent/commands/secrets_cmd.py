@@ -11,7 +11,7 @@ from review_agent import secrets
 from review_agent.commands.output import emit, exit_code
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
-from review_agent.findings import is_disabled, merge
+from review_agent.findings import finding_disabled, merge
 from review_agent.records import Change, Finding, Report
 from review_agent.review.pipeline import with_new_blobs
 from review_agent.secrets.staged import walk_files
@@ -55,7 +55,7 @@ def change_report(root: Path, change: Change, options: Options,
 def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: float
             ) -> Report:
     found: list[Finding] = [f for f in secrets.hit_findings(hits)
-                            if not is_disabled(f, options.disable)]
+                            if not finding_disabled(f, options.disable)]
     findings = merge(found)
     out: dict[str, object] = {
         "status": "ok" if not findings else "needs_review",

@@ -329,14 +329,14 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
     included), `kept`, the deterministic findings computed before it, are in the report
     with whatever findings the graph did return. A graph that ends early without failing
     reports what it reports: that is the graph's choice, not an accident."""
-    from review_agent.findings import is_disabled, line_texts, merge
+    from review_agent.findings import finding_disabled, line_texts, merge
 
     out: dict[str, Any] = dict(final.get("final_output") or {})
     findings = tuple(f for f in final.get("findings") or () if isinstance(f, Finding))
     failed = out.get("status") == "failed" or final.get("status") == "failed"
     have = {(g.path, g.line, g.rule) for g in findings}
     lost = [f for f in kept if failed and (f.path, f.line, f.rule) not in have
-            and not is_disabled(f, options.disable)]
+            and not finding_disabled(f, options.disable)]
     if lost:
         findings = merge([*findings, *lost], line_texts(change))
     not_reviewed = tuple(

@@ -7,7 +7,7 @@ from typing import Any
 from review_agent import secrets
 from review_agent.checks import run_checks
 from review_agent.errors import ModelError
-from review_agent.findings import is_disabled, merge
+from review_agent.findings import finding_disabled, merge
 from review_agent.models.grounding import ground
 from review_agent.records import SEVERITIES, Finding
 from review_agent.team.runtime import TeamContext
@@ -175,7 +175,7 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     texts = {(f.path, no): text for f in ctx.change.files if f.path in paths
              for no, text in f.added_lines}
     merged = tuple(f for f in merge(found, texts)
-                   if not is_disabled(f, ctx.options.disable))
+                   if not finding_disabled(f, ctx.options.disable))
     files = len(bundle.files)
     artifact = {
         "kind": "review", "path": "", "content": "",
