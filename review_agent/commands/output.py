@@ -6,6 +6,7 @@ import os
 import sys
 from typing import TextIO
 
+from review_agent import safe_write
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 from review_agent.records import SEVERITY_RANK, Report
@@ -36,8 +37,6 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     if verbose:
         _explain(report)
     if output:
-        from review_agent import safe_write
-
         try:
             with safe_write.replacing(output, errors="backslashreplace") as fh:
                 writer(fmt)(report, fh, color=False)

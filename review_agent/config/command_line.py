@@ -14,6 +14,7 @@ from review_agent.config.options import Options, read_config
 from review_agent.config.review_rules import with_rules
 from review_agent.errors import ConfigError
 from review_agent.secrets import gitleaks_config
+from review_agent.vcs.containment import stays_inside
 
 
 def warn(message: str) -> None:
@@ -25,8 +26,6 @@ def worktree_reader(root: Path | None, on_warning: Callable[[str], None] = warn
     """Repository files by their path from the top level (None when absent). One that a
     link, in any component, leads out of the repository is not read (a warning says so): a
     tracked `.review-agent/rules.md -> ~/notes` would send the user's notes to the model."""
-    from review_agent.vcs.containment import stays_inside
-
     def read(rel: str) -> bytes | None:
         if root is None:
             return None

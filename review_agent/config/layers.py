@@ -24,6 +24,7 @@ from review_agent.config.options import (
 from review_agent.config.rule_ids import check_disable
 from review_agent.errors import ConfigError
 from review_agent.vcs.base_tree import tree_path
+from review_agent.vcs.containment import stays_inside
 
 Warn = Callable[[str], None]
 KEY_VARIABLES = ("REVIEW_AGENT_API_KEY", "OPENAI_API_KEY")
@@ -112,8 +113,6 @@ PATH_FIELDS = (("graph", "graph"), ("prompts_dir", "prompts_dir"), ("baseline", 
 def _prompts_inside(root: Path, rel: str, what: str) -> None:
     """Each template of a repository's prompts directory is a file of the repository, also
     once its links are followed (a template is what the model is told)."""
-    from review_agent.vcs.containment import stays_inside
-
     directory = root / rel
     for path in sorted(directory.glob("*.md.j2")) if directory.is_dir() else ():
         if not stays_inside(root, path):

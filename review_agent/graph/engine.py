@@ -26,6 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
 
+from review_agent import safe_write
 from review_agent.errors import ReviewAgentError
 from review_agent.graph.ir import FINALIZE, Edge, Graph, Limits, Node
 from review_agent.graph.judges import DEFAULT_SCHEMA, judge_problem
@@ -352,8 +353,6 @@ def _finalize(graph: Graph, registry: Mapping[str, NodeFn], state: dict[str, Any
 
 def events_writer(path: str | Path) -> tuple[EventSink, Callable[[], None]]:
     """An event sink appending JSON lines to `path`, and the function that closes it."""
-    from review_agent import safe_write
-
     try:
         stream: IO[str] = safe_write.open_append(path)  # closed by the caller
     except OSError as exc:

@@ -21,6 +21,7 @@ from review_agent.config.options import Options, parse_config_blob, read_config
 from review_agent.config.review_rules import with_rules
 from review_agent.errors import ConfigError, ReviewAgentError
 from review_agent.graph.spec import parse_graph
+from review_agent.secrets import gitleaks_config
 from review_agent.team import NODES
 from review_agent.vcs import git
 from review_agent.vcs.base_tree import BaseTree, check_entry, tree_path
@@ -71,8 +72,6 @@ def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> None:
     """The base revision's .gitleaks.toml and .gitleaksignore, for every scan of the range
     (as the hook loads the work tree's): the organisation's own token formats are found and
     its allowlists hold, and a branch that edits either file changes nothing."""
-    from review_agent.secrets import gitleaks_config
-
     def read(rel: str) -> bytes | None:
         try:
             return tree.read(rel, rel)

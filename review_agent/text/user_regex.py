@@ -67,7 +67,7 @@ class UserPattern:
 
 def compile_re2(pattern: str) -> UserPattern:
     """Compile a user's pattern with RE2; RE2Error (RE2's reason) when it cannot."""
-    import re2  # type: ignore[import-untyped]  # 2.5 ms: only when a user pattern exists
+    import re2  # type: ignore[import-untyped]  # lazy: only when a user pattern exists
 
     options = re2.Options()
     options.log_errors = False  # the reason is ours to report, once, not RE2's on stderr
