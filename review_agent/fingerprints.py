@@ -16,6 +16,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from review_agent.records import Finding
+from review_agent.secrets import known
 
 NEIGHBOUR_REACH = 20  # lines searched above and below for a non-blank neighbour
 LINE_KEY = 8  # the leading hex digits of a fingerprint that name the line alone
@@ -40,8 +41,6 @@ def _hex(*parts: str) -> str:
 def value_free(text: str) -> str:
     """`text` with every secret value found in the change replaced by its rule's name (the
     same on every machine: the placeholder's keyed hash is left out)."""
-    from review_agent.secrets import known
-
     return _PLACEHOLDER.sub(r"[REDACTED:\1]", known.scrub(text))
 
 
