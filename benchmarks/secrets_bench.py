@@ -25,8 +25,12 @@ from pathlib import Path
 
 from review_agent.secrets.examples import EXTRA, TEMPLATES, fill
 
-NP_FILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "secrets" / \
-    "noseyparker-examples.jsonl"
+# ../shared beside the checkout (/work/main) or beside a worktree's parent (/work/wt/NAME)
+NP_FILE = next((p / "shared" / "data" / "secrets" / "noseyparker-examples.jsonl"
+                for p in Path(__file__).resolve().parents[1:]
+                if (p / "shared" / "data" / "secrets").is_dir()),
+               Path(__file__).resolve().parents[2] / "shared" / "data" / "secrets" /
+               "noseyparker-examples.jsonl")
 SEED = 20261129
 KINDS = (
     "aws-access-key-id", "aws-secret-key-pair", "azure-storage-account-key",

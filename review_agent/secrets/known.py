@@ -10,18 +10,31 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
-from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from review_agent.secrets.filters import char_classes, is_wordy
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.placeholder import placeholder
 from review_agent.secrets.recall import RULES as RECALL_RULES
+from review_agent.text.literals import longest_of
 
 MIN_LEN = 6  # shorter values are too likely to be ordinary words elsewhere
 RECALL_IDS = frozenset(RECALL_RULES)
+
+
+class _Chunk(NamedTuple):
+    """Some of the remembered values and one regex finding any of them (longest first)."""
+    values: tuple[str, ...]
+    regex: re.Pattern[str]
+
+
 _lock = threading.Lock()
 _values: dict[str, str] = {}  # value -> its placeholder
+# The values in chunks whose sizes halve from the first (a binary counter): a new batch is
+# one more chunk, merged with the ones no larger than it. Each value is compiled into a
+# regex O(log n) times in all and a text is searched by O(log n) regexes, where one regex
+# of every value, compiled again after each file, made a 1,500-file change quadratic.
+_chunks: list[_Chunk] = []
 
 
 def remember(hits: Iterable[SecretHit]) -> None:
@@ -41,14 +54,24 @@ def remember(hits: Iterable[SecretHit]) -> None:
                 ph = ph or placeholder(h)
                 new[v] = ph
     if new:
-        with _lock:
-            _values.update(new)
+        _add(new)
 
 
 def remember_values(values: dict[str, str]) -> None:
     """Remember values with their placeholders, as `values()` returned them."""
+    _add(values)
+
+
+def _add(values: dict[str, str]) -> None:
     with _lock:
+        fresh = [v for v in values if v and v not in _values]
         _values.update(values)
+        if not fresh:
+            return
+        batch = tuple(fresh)
+        while _chunks and len(_chunks[-1].values) <= len(batch):
+            batch = _chunks.pop().values + batch
+        _chunks.append(_Chunk(batch, re.compile(longest_of(list(batch)))))
 
 
 def _distinctive(value: str) -> bool:
@@ -64,6 +87,7 @@ def reset() -> None:
     """Forget every value (a new change is reviewed)."""
     with _lock:
         _values.clear()
+        _chunks.clear()
 
 
 def values() -> dict[str, str]:
@@ -71,24 +95,53 @@ def values() -> dict[str, str]:
         return dict(_values)
 
 
-@lru_cache(maxsize=8)
-def _pattern(keys: frozenset[str]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True)))
-
-
 def scrub(text: str) -> str:
     """`text` with every remembered value replaced by its placeholder."""
+    if not _chunks:
+        return text
     with _lock:
-        if not _values:
-            return text
-        table = dict(_values)
-    rx = _pattern(frozenset(table))
-    return rx.sub(lambda m: table[m.group()], text)
+        chunks = list(_chunks)
+    found = [m.span() for c in chunks for m in c.regex.finditer(text)]
+    if not found:
+        return text
+    if len(chunks) > 1:
+        found.sort(key=lambda se: (se[0], -se[1]))
+    spans: list[tuple[int, int]] = []
+    for s, e in found:
+        if spans and s < spans[-1][1]:  # overlapping values: one placeholder for both
+            spans[-1] = (spans[-1][0], max(e, spans[-1][1]))
+        else:
+            spans.append((s, e))
+    out: list[str] = []
+    pos = 0
+    with _lock:
+        for s, e in spans:
+            out.append(text[pos:s])
+            out.append(_placeholder_at(text, s, e))
+            pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _placeholder_at(text: str, s: int, e: int) -> str:
+    """The placeholder of the value at text[s:e] (of the longest value starting at `s`
+    when two overlapping values were merged)."""
+    ph = _values.get(text[s:e])
+    while ph is None and e > s:
+        e -= 1
+        ph = _values.get(text[s:e])
+    return ph or "[REDACTED]"
+
+
+def _found(text: str) -> bool:
+    with _lock:
+        chunks = list(_chunks)
+    return any(c.regex.search(text) is not None for c in chunks)
 
 
 def scrub_all(obj: Any) -> Any:
     """`obj` (str, list, tuple, dict, NamedTuple, nested) with every string scrubbed."""
-    if not _values:
+    if not _chunks:
         return obj
     return _scrub(obj)
 
@@ -100,9 +153,7 @@ def _found_in_file(record: Any) -> bool:
     for ex in record.excerpts:
         texts.append(ex.header)
         texts.extend(ln.text for ln in ex.lines)
-    with _lock:
-        table = dict(_values)
-    return bool(table) and _pattern(frozenset(table)).search("\n".join(texts)) is not None
+    return _found("\n".join(texts))
 
 
 def _scrub(obj: Any) -> Any:

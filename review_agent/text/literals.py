@@ -24,3 +24,47 @@ def any_of(words: list[str]) -> str:
         else:
             alts.append(re.escape(ch) + any_of(tails))
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+MAX_DEPTH = 64  # nested groups of a trie regex; past it the longer words stay alternatives
+
+
+def longest_of(words: list[str]) -> str:
+    """A regex matching any of `words` (none empty), the longest where several start at one
+    place (`abc` and `abcdef`: `abc(?:def)?`): each character is tested once per branch.
+
+    Scrubbing needs the longest: a value matched by a shorter one it starts with would leave
+    its tail readable. Single-word chains stay plain literals, so a long word adds no nesting.
+    """
+    return _trie(sorted(set(words)), 0)
+
+
+def _trie(words: list[str], depth: int) -> str:
+    """The alternation of sorted, distinct, non-empty `words`."""
+    if depth >= MAX_DEPTH or len(words) == 1:
+        alts = [re.escape(w) for w in sorted(words, key=len, reverse=True)]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+    groups: dict[str, list[str]] = {}
+    for w in words:
+        groups.setdefault(w[0], []).append(w)
+    alts = []
+    for group in groups.values():
+        prefix = _common_prefix(group)
+        rests = [w[len(prefix):] for w in group]
+        tails = [r for r in rests if r]
+        if not tails:
+            alts.append(re.escape(prefix))
+        elif len(tails) < len(rests):  # a word ends here: a longer one may go on
+            alts.append(re.escape(prefix) + "(?:" + _trie(tails, depth + 1) + ")?")
+        else:
+            alts.append(re.escape(prefix) + _trie(tails, depth + 1))
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def _common_prefix(words: list[str]) -> str:
+    """The longest common prefix of sorted words: that of the first and the last."""
+    a, b = words[0], words[-1]
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return a[:n]

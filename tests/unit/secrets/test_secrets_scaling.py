@@ -1,0 +1,68 @@
+"""The scan and its redaction are linear in the change's size: work counted, not timed.
+
+Each case builds an input of size n and 2n and compares the function calls made (see
+tests/work_count.py); linear work doubles, quadratic work quadruples. Wall-clock figures
+are in benchmarks/secrets_scaling.py.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable
+
+from review_agent.secrets import known, redact
+from tests.work_count import growth
+
+ALNUM = string.ascii_letters + string.digits
+LINEAR = 2.5  # calls at 2n over calls at n: 2 for linear work, 4 for quadratic
+
+
+RNG = random.Random(7)
+
+
+def _values(n: int) -> list[str]:
+    """Fresh values on each call: a regex compiled for one run is never reused by the next."""
+    return ["".join(RNG.choice(ALNUM) for _ in range(24)) + "9Aa" for _ in range(n)]
+
+
+def test_values_remembered_file_by_file_are_scrubbed_in_linear_work() -> None:
+    """One redaction per file, each finding a new value (a 1,500-file change): the values
+    known so far are masked in each file without compiling them all again each time."""
+    def make(n: int) -> Callable[[], None]:
+        lines = [f'API_TOKEN = "{v}"\n' for v in _values(n)]
+
+        def run() -> None:
+            known.reset()
+            for i, line in enumerate(lines):
+                out, _ = redact(line, f"pkg/m{i}.py")
+                assert "API_TOKEN = \"[REDACTED:" in out
+            known.reset()
+        return run
+
+    assert growth(make, 150) < LINEAR
+
+
+def test_scrubbing_many_texts_with_many_values_is_linear() -> None:
+    def make(n: int) -> Callable[[], None]:
+        values = _values(n)
+        texts = [f"see {v} here" for v in values]
+
+        def run() -> None:
+            known.reset()
+            known.remember_values({v: "[REDACTED:x:000000]" for v in values})
+            for t in texts:
+                assert "[REDACTED:x:000000]" in known.scrub(t)
+            known.reset()
+        return run
+
+    assert growth(make, 300) < LINEAR
+
+
+def test_a_value_starting_another_is_masked_to_its_end() -> None:
+    known.reset()
+    short, long = "Zq8wLk3vPx", "Zq8wLk3vPx" + "Tr5Yb2NcM7"
+    known.remember_values({short: "[A]"})
+    known.remember_values({long: "[B]"})
+    assert known.scrub(f"{long} and {short}.") == "[B] and [A]."
+    known.reset()
