@@ -33,8 +33,13 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[UserPattern, ...]:
 
 
 def value_allowed(value: str, line: str, allow: Sequence[str]) -> bool:
-    """An allow regex matching the secret value or its line."""
-    return any(rx.search(value) or rx.search(line) for rx in _compiled(tuple(allow)))
+    """An allow regex matching the secret value or its line ("": the value alone)."""
+    return any(rx.search(value) or line and rx.search(line) for rx in _compiled(tuple(allow)))
+
+
+def line_allowed_by(line: str, allow: Sequence[str]) -> bool:
+    """An allow regex matching the line of a secret (every secret on it is allowed)."""
+    return any(rx.search(line) for rx in _compiled(tuple(allow)))
 
 
 def path_allowed(path: str, allow_paths: Sequence[str]) -> bool:

@@ -2,37 +2,28 @@
 
 `.env`/shell (`export K=v`), YAML (also `|`/`>-` block scalars and a value on the next
 line), JSON, TOML, INI, properties, `setProperty("K", "v")`, setters (`setPassword("v")`),
-XML (`<password>v</password>`, `name="password" value="v"`, `<entry key="k">v</entry>`),
 PHP (`=`, `.=`, `'k' => 'v'`), Ruby (`k: 'v'`, `:k => 'v'`), Go (`var k string = "v"`,
-`Key: "v"`), Make (`?=`, `:=`, `::=`), HCL/Terraform (`variable "k" { default = "v" }`),
-SQL (`IDENTIFIED BY 'v'`, `PASSWORD 'v'`), command-line flags and URL passwords.
+`Key: "v"`), Make (`?=`, `:=`, `::=`), command-line flags; XML, HCL, SQL and URL passwords
+in assign_forms.py.
 
 Only spans are found here: nothing is reported from this tier, everything is redacted.
+Linear in the text: every name is read once, each look along its line is bounded, and the
+names inside a value already judged (`key=key=…`) are part of that value.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
-from review_agent.secrets import names
-from review_agent.secrets.filters import (
-    CONSTANT_VALUE,
-    FILE_NAME,
-    NON_SECRET_WORDS,
-    char_classes,
-    entropy,
-    is_code_path,
-    is_wordy,
-    looks_random,
-)
+from review_agent.secrets import assign_forms, names
+from review_agent.secrets.assign_forms import Span
+from review_agent.secrets.filters import is_code_path, looks_random
+from review_agent.secrets.plausible import CODE_VALUE, plausible
+from review_agent.secrets.window import LineCursor
 
+__all__ = ["Span", "assignments", "is_config_path"]
 
-class Span(NamedTuple):
-    pieces: tuple[tuple[int, int], ...]
-    rule: str
-
-
+NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 QUOTES = "\"'`"
 SEP = re.compile(r"[ \t]*(::=|:=|\?=|\+=|\.=|=>|(?<![=!<>])=(?![=~])|:(?![:/=])|,)[ \t]*")
@@ -44,39 +35,20 @@ CLOSE_KEY = re.compile(r"""(?:\\?["'`])?\]?\)?""")
 STRING_PREFIX = re.compile(r"(?:[bBrRuUfF]{1,2}|[@$])?(?=[\"'`])")
 BLOCK_INDICATOR = re.compile(r"[|>][+\-]?[0-9]?[ \t]*(?:#.*)?")
 YAML_KEY_LINE = re.compile(r"""[ \t]*(?:-[ \t]+)?[\w"'.\-/]+[ \t]*:(?:[ \t]|$)|[ \t]*-[ \t]""")
-TEMPLATE = re.compile(
-    r"(?i)^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_][\w]*$|\{\{.*\}\}$|<%.*%>$|%\([\w.]+\)s?$|%[A-Z_]+%$"
-    r"|#\{.*\}$|@\{.*\}$|!(?:Ref|Sub|GetAtt|ImportValue|Secret)\b|\(\(.*\)\)$|env\(|%env\("
-    r"|os\.environ|os\.getenv|getenv|environ\b|process\.env|ENV\[|System\.getenv|secrets\."
-    r"|vault:|ref\+|<[^<>]*>$|[xX*._\-]+$|.*(?:xxxx|\*\*\*\*|\u2026))")
-CODE_VALUE = re.compile(
-    r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(.*|\[.*)?$|(?:new|lambda|function"
-    r"|await|not|None|null|nil|true|false)\b.*")
+SPACED_QUOTE = re.compile(r"""[ \t]+(["'])""")
 CONFIG_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".yml", ".toml",
                    ".cnf", ".config", ".envrc", ".secret", ".secrets", ".credentials", ".txt",
                    ".netrc", ".pgpass", ".npmrc", ".pypirc", ".htpasswd")
-FLAG_USER = re.compile(
-    r"(?i)(?:^|[\s\"'])(?:-u|-U|--user(?:name)?|-l|--login)\b|\b(?:mysql\w*|psexec|paexec"
-    r"|sshpass|smbclient|mount(?:\.cifs)?|net\s+use|runas|wmic|ftp|sqlcmd|isql|mongo\w*"
-    r"|winrm|evil-winrm|xfreerdp|rdesktop|impacket|crackmapexec|hydra|lftp|wget|curl)\b")
-# A flag's value; it may start with `-` unless it is the next flag (`-v`, `--force`).
-FLAG_ARG = r"""(?!-+[A-Za-z][A-Za-z\-]*(?:[\s=]|$))[^\s"'`$][^\s"'`]*"""
-SHORT_PASS_FLAG = re.compile(rf"""(?<![\w\-])-[pP][ \t]+(["']?)({FLAG_ARG})\1""")
-URL_PASSWORD = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s:/@'\"<>]*:([^\s'\"<>]+)@[^\s@/'\"<>]")
-FLAG_VALUE = re.compile(rf"""(?:=|[ \t]+)(["']?)({FLAG_ARG})\1""")
-IDENTIFIED_BY = re.compile(r"""(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+"""
-                           r"""(?:password[ \t]+)?(["'`])(.+?)\1""")
-TF_VARIABLE = re.compile(r"""(?m)^[ \t]*variable[ \t]+"([^"]+)"[ \t]*\{""")
-TF_DEFAULT = re.compile(r"""(?m)^[ \t]*default[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)\"""")
-TF_SENSITIVE = re.compile(r"(?m)^[ \t]*sensitive[ \t]*=[ \t]*true")
-XML_PAIR = re.compile(
-    r"""(?i)(?:name|key|property|id|param|parameter|attribute)[ \t]*=[ \t]*["']$""")
-XML_VALUE = re.compile(r"""(?i)\bvalue[ \t]*=[ \t]*(["'])((?:(?!\1)[^\n])*)\1""")
-XML_VALUE_ELEMENT = re.compile(r"<value>[ \t]*([^<\n]+?)[ \t]*</value>")
-# An unquoted value in code is an expression unless it looks like a token.
-CODE_SECRET = re.compile(r"(?=.*[0-9A-Z])[A-Za-z0-9+/=_\-.~!@#$%^&]{8,}")
-UNQUOTED_STOP = frozenset(" \t,;)]}>\"'`\r")
+# A flag's value, optionally quoted; see assign_forms.FLAG_ARG.
+FLAG_VALUE = re.compile(rf"""(?:=|[ \t]+)(["']?)({assign_forms.FLAG_ARG})\1""")
+# An unquoted value outside a config line ends at a space, a delimiter or a quote.
+UNQUOTED = re.compile(r"""[^ \t,;)\]}>"'`\r\n]*""")
+QUOTED = {q: re.compile(rf"(?:[^{q}\\\n]|\\.)*{q}") for q in QUOTES}
+NEAR = 256  # how far back on its line a name's head (`<entry key="`, `setProperty(`) is read
+LONG_VALUE = 128  # the names inside a longer unquoted value already judged are part of it
+MAX_JUDGED = 512  # a value is judged by this many of its first characters
+MAX_QUOTED = 16384  # a quoted value is looked for this far (a one-line PEM is ~3.3 KB)
+MAX_LINES = 200  # lines of a block scalar
 
 
 def is_config_path(path: str) -> bool:
@@ -90,167 +62,144 @@ def assignments(text: str, path: str, low: str | None = None) -> list[Span]:
     out: list[Span] = []
     code = is_code_path(path)
     line_mode = is_config_path(path) and not code
-    seen_token = -1
-    n = len(text)
+    lines = LineCursor(text)
+    skip = -1  # keywords before this offset are inside a name or a value already read
     for a in names.keyword_positions(low):
-        if a < seen_token:
+        if a < skip:
             continue
-        ts, te = a, a + 1
+        ts = a
         while ts > 0 and text[ts - 1] in NAME_CHARS:
             ts -= 1
-        while te < n and text[te] in NAME_CHARS:
-            te += 1
-        seen_token = te
-        span = _value_of_name(text, ts, te, code, line_mode)
+        te = _run_end(NAME_RUN, text, a, len(text))
+        ls, le = lines.line(ts)
+        span, covered = _value_of_name(text, ts, te, code, line_mode, ls, le)
         if span is not None:
             out.append(span)
-    if "://" in text:
-        for um in URL_PASSWORD.finditer(text):
-            value = um.group(1)
-            if value and not TEMPLATE.match(value) and value.lower() not in NON_SECRET_WORDS:
-                out.append(Span((um.span(1),), "url-password"))
-    if "identified" in low:
-        for im in IDENTIFIED_BY.finditer(text):
-            if _plausible(im.group(2), 2, True, False):
-                out.append(Span((im.span(2),), "sql-password"))
-    if "variable \"" in text and "default" in low:
-        out.extend(_terraform(text))
-    if "-p" in text or "-P" in text:
-        out.extend(_short_pass_flags(text))
+        skip = max(te, covered)
+    out.extend(assign_forms.whole_text(text, low))
     return out
 
 
-def _value_of_name(text: str, ts: int, te: int, code: bool, line_mode: bool) -> Span | None:
+def _run_end(rx: re.Pattern[str], text: str, pos: int, end: int) -> int:
+    """Where a run of `rx` (a pattern that matches the empty string too) starting at `pos` ends."""
+    m = rx.match(text, pos, end)
+    return pos if m is None else m.end()
+
+
+def _value_of_name(text: str, ts: int, te: int, code: bool, line_mode: bool, ls: int,
+                   le: int) -> tuple[Span | None, int]:
+    """The span of the value of the name text[ts:te] (None if it has none that could be a
+    credential) and the offset up to which the text was read as that name and value."""
     flag = text[ts] == "-"
     name = text[ts:te].strip(".-")
     if not name:
-        return None
+        return None, te
     level = names.strength(name)
     if not level:
-        return None
+        return None, te
     n = len(text)
     before = text[ts - 1] if ts else "\n"
     if flag:
-        return _flag_value(text, te, level)
+        return _covered(_flag_value(text, te, level), te)
     if before == "<" and te < n and text[te] == ">":
-        return _xml_element(text, te + 1, level)
+        return _covered(assign_forms.xml_element(text, te + 1, level), te)
     if before == ">" and text.endswith("<name>", 0, ts):  # Hadoop-style <name>/<value>
-        em = XML_VALUE_ELEMENT.search(text, te, min(n, te + 300))
-        if em is not None and _plausible(em.group(1), level, True, False):
-            return Span((em.span(1),), "credential-xml")
-        return None
-    if before in "\"'":
-        ls = text.rfind("\n", 0, ts) + 1
-        head = text[ls:ts]
-        if XML_PAIR.search(head):
-            return _xml_pair(text, te, level, head)
+        return _covered(assign_forms.hadoop_value(text, te, level), te)
+    head = text[max(ls, ts - NEAR):ts]
+    if before in "\"'" and assign_forms.XML_PAIR.search(head):
+        return _covered(assign_forms.xml_pair(text, te, level, head), te)
     pos = te
     cm = CLOSE_KEY.match(text, pos)
     quoted_name = before in QUOTES or (ts >= 2 and text[ts - 2:ts] in ('\\"', "\\'"))
     if cm:
         pos = cm.end()
     if pos < n and text[pos] == "(" and not quoted_name:
-        return _call_value(text, pos + 1, name)
+        return _covered(_call_value(text, pos + 1, name, le), te)
     tm = TYPE_ANNOTATION.match(text, pos)
     if tm:
         pos = tm.end()
     sm = SEP.match(text, pos)
     if sm is None:
-        return _spaced_literal(text, pos, level)
+        return _covered(_spaced_literal(text, pos, level, le), te)
     sep = sm.group(1)
-    if sep == "," and not (quoted_name and text[:ts - 1].rstrip(" \t").endswith("(")):
-        return None  # only a call's first two arguments: `setProperty("db.password", "v")`
-    if sep == ":" and code and not quoted_name and _is_code_colon(text, ts, pos):
-        return None
-    pos = sm.end()
-    return _value_at(text, pos, level, code, line_mode, sep, ts)
+    if sep == "," and not (quoted_name and head[:-1].rstrip(" \t").endswith("(")):
+        return None, te  # only a call's first two arguments: `setProperty("db.password", "v")`
+    return _value_at(text, sm.end(), level, code, line_mode, ts, ls, le)
 
 
-def _is_code_colon(text: str, ts: int, pos: int) -> bool:
-    """`def f(password: str)`, `for token in x:`, `case KEY:`: a colon that assigns nothing."""
-    le = text.find("\n", pos)
-    rest = text[pos:le if le >= 0 else len(text)].strip()
-    return not rest or rest[0] not in QUOTES + "bBrRuUfF@$0123456789" and (
-        CODE_VALUE.match(rest) is not None)
+def _covered(span: Span | None, pos: int) -> tuple[Span | None, int]:
+    """A span found (or not) and the offset read up to: its end, else `pos`."""
+    if span is None:
+        return None, pos
+    return span, max(pos, max(e for _, e in span.pieces))
 
 
-def _value_at(text: str, pos: int, level: int, code: bool, line_mode: bool, sep: str,
-              name_start: int) -> Span | None:
-    n = len(text)
-    le = text.find("\n", pos)
-    le = n if le < 0 else le
-    rest = text[pos:le].rstrip("\r")
-    if not rest.strip() or BLOCK_INDICATOR.fullmatch(rest) or rest.strip() == "\\":
-        return _next_lines(text, name_start, le, level, code, sep)
+def _value_at(text: str, pos: int, level: int, code: bool, line_mode: bool, name_start: int,
+              ls: int, le: int) -> tuple[Span | None, int]:
+    """The value after a name's separator; `line_mode`: a config file's, which runs to the
+    end of the line. A value is judged by its first MAX_JUDGED characters."""
+    rest_end = min(le, pos + NEAR)
+    rest = text[pos:rest_end].rstrip("\r")
+    if rest_end == le and (not rest.strip() or BLOCK_INDICATOR.fullmatch(rest)
+                           or rest.strip() == "\\"):
+        return _next_lines(text, name_start, ls, le, level, code)
     pm = STRING_PREFIX.match(text, pos)
     if pm:
-        return _quoted(text, pm.end(), level, code)
+        return _covered(_quoted(text, pm.end(), level, code, le), pos)
     if text.startswith(("\\\"", "\\'"), pos):  # an escaped quote: JSON inside a string
-        close = text.find("\\" + text[pos + 1], pos + 2, le)
-        if close > pos + 2 and _plausible(text[pos + 2:close], level, True, code):
-            return Span(((pos + 2, close),), "credential-assignment")
-        return None
+        close = text.find("\\" + text[pos + 1], pos + 2, min(le, pos + 2 + MAX_QUOTED))
+        if close > pos + 2 and plausible(text[pos + 2:close], level, True, code):
+            return Span(((pos + 2, close),), "credential-assignment"), close
+        return None, pos
     if line_mode:
         value_end = _line_value_end(text, pos, le)
+        covered = pos
     else:
-        value_end = pos
-        while value_end < le and text[value_end] not in UNQUOTED_STOP:
-            value_end += 1
-    value = text[pos:value_end]
+        value_end = _run_end(UNQUOTED, text, pos, le)
+        # a long run is read once: the names inside it are part of it (`key=key=key=…`)
+        covered = value_end if value_end - pos > LONG_VALUE else pos
+    value = text[pos:min(value_end, pos + MAX_JUDGED)]
     if code and value and CODE_VALUE.fullmatch(value) and not looks_random(value):
-        return None
-    if _plausible(value, level, False, code):
-        return Span(((pos, value_end),), "credential-assignment")
-    return None
+        return None, covered
+    if plausible(value, level, False, code):
+        return Span(((pos, value_end),), "credential-assignment"), value_end
+    return None, covered
 
 
 def _line_value_end(text: str, pos: int, le: int) -> int:
-    """End of an unquoted config value: before a ` #` comment, trailing `,;` and spaces."""
+    """End of an unquoted config value: before a ` #` comment, trailing `,;` and spaces
+    (a comment or a `;` is looked for in the first MAX_JUDGED characters)."""
     end = le
+    reach = min(le, pos + MAX_JUDGED)
     for marker in (" #", "\t#", " //"):
-        k = text.find(marker, pos, le)
+        k = text.find(marker, pos, reach)
         if k >= 0:
             end = min(end, k)
-    semi = text.find(";", pos, end)
-    if semi >= 0 and re.match(r"[ \t]*[\w ]+=", text[semi + 1:end]):
+    semi = text.find(";", pos, min(end, reach))
+    if semi >= 0 and re.match(r"[ \t]*[\w ]+=", text[semi + 1:min(end, semi + 1 + NEAR)]):
         end = semi  # a connection string: `Password=x;Database=y`
     while end > pos and text[end - 1] in " \t\r,;":
         end -= 1
     return end
 
 
-def _quoted(text: str, q: int, level: int, code: bool) -> Span | None:
+def _quoted(text: str, q: int, level: int, code: bool, le: int) -> Span | None:
     quote = text[q]
     if text.startswith(quote * 3, q):
         return None  # a docstring or heredoc-like block: joined elsewhere if at all
-    end = _closing(text, q + 1, quote)
-    if end is None:
+    m = QUOTED[quote].match(text, q + 1, min(le, q + 1 + MAX_QUOTED))
+    if m is None:
         return None
-    value = text[q + 1:end]
-    if _plausible(value, level, True, code):
+    end = m.end() - 1
+    if plausible(text[q + 1:end], level, True, code):
         return Span(((q + 1, end),), "credential-assignment")
     return None
 
 
-def _closing(text: str, i: int, quote: str) -> int | None:
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == quote:
-            return i
-        if c == "\n":
-            return None
-        i += 1
-    return None
-
-
-def _next_lines(text: str, name_start: int, le: int, level: int, code: bool, sep: str
-                ) -> Span | None:
-    """A value on the lines after `name:` (YAML block or plain scalar, a dict value)."""
-    ls = text.rfind("\n", 0, name_start) + 1
+def _next_lines(text: str, name_start: int, ls: int, le: int, level: int, code: bool
+                ) -> tuple[Span | None, int]:
+    """A value on the lines after `name:` (YAML block or plain scalar, a dict value); the
+    lines read are that value's (the names in a block scalar are text)."""
     base = _indent(text[ls:name_start])
     pieces: list[tuple[int, int]] = []
     pos = le + 1
@@ -268,25 +217,26 @@ def _next_lines(text: str, name_start: int, le: int, level: int, code: bool, sep
         if _indent(line) <= base and not (code and first):
             break
         if first and YAML_KEY_LINE.match(line) and not code:
-            return None  # a nested mapping or list: its own names are judged on their own
+            return None, le  # a nested mapping or list: its own names are judged on their own
         s = pos + len(line) - len(line.lstrip(" \t"))
         e = pos + len(line.rstrip(" \t"))
         if code:
             pm = STRING_PREFIX.match(text, s)
             if not pm:
-                return None
-            return _quoted(text, pm.end(), level, code)
+                return None, le
+            return _covered(_quoted(text, pm.end(), level, code, nl), le)
         pieces.append((s, e))
         first = False
         pos = nl + 1
-        if len(pieces) >= 200:
+        if len(pieces) >= MAX_LINES:
             break
     if not pieces:
-        return None
+        return None, le
     value = "".join(text[s:e] for s, e in pieces)
-    if _plausible(value, level, True, code):
-        return Span(tuple(pieces), "credential-assignment")
-    return None
+    covered = pieces[-1][1]
+    if plausible(value, level, True, code):
+        return Span(tuple(pieces), "credential-assignment"), covered
+    return None, covered
 
 
 def _indent(s: str) -> int:
@@ -297,48 +247,12 @@ def _flag_value(text: str, te: int, level: int) -> Span | None:
     m = FLAG_VALUE.match(text, te)
     if m is None:
         return None
-    if _plausible(m.group(2), level, True, False):
+    if plausible(m.group(2), level, True, False):
         return Span((m.span(2),), "credential-flag")
     return None
 
 
-def _xml_element(text: str, pos: int, level: int) -> Span | None:
-    end = text.find("<", pos, pos + 4096)
-    if end < 0:
-        return None
-    s, e = pos, end
-    while s < e and text[s] in " \t\r\n":
-        s += 1
-    while e > s and text[e - 1] in " \t\r\n":
-        e -= 1
-    if "\n" in text[s:e]:
-        return None
-    if _plausible(text[s:e], level, True, False):
-        return Span(((s, e),), "credential-xml")
-    return None
-
-
-def _xml_pair(text: str, te: int, level: int, head: str) -> Span | None:
-    """`<property name="password" value="v"/>`, `<entry key="password">v</entry>`."""
-    if te >= len(text) or text[te] not in "\"'":
-        return None
-    tag_end = text.find(">", te)
-    search_end = tag_end if tag_end >= 0 else min(len(text), te + 400)
-    vm = XML_VALUE.search(text, te + 1, search_end)
-    if vm is None and tag_end >= 0 and text[tag_end - 1] != "/":
-        if "<name>" not in head:
-            return _xml_element(text, tag_end + 1, level)
-    if vm is None:
-        em = XML_VALUE_ELEMENT.search(text, te, min(len(text), te + 300))
-        if em is not None and _plausible(em.group(1), level, True, False):
-            return Span((em.span(1),), "credential-xml")
-        return None
-    if _plausible(vm.group(2), level, True, False):
-        return Span((vm.span(2),), "credential-xml")
-    return None
-
-
-def _call_value(text: str, pos: int, name: str) -> Span | None:
+def _call_value(text: str, pos: int, name: str, le: int) -> Span | None:
     """`setPassword("v")`, `.apiKey('v')`, `withToken(b"v")`: a literal first argument."""
     method = re.split(r"\.|::|->", name)[-1]
     level = names.strength(method)
@@ -351,85 +265,12 @@ def _call_value(text: str, pos: int, name: str) -> Span | None:
     pm = STRING_PREFIX.match(text, pos)
     if not pm:
         return None
-    return _quoted(text, pm.end(), level, False)
+    return _quoted(text, pm.end(), level, False, le)
 
 
-def _spaced_literal(text: str, pos: int, level: int) -> Span | None:
+def _spaced_literal(text: str, pos: int, level: int, le: int) -> Span | None:
     """SQL `PASSWORD 'v'`, `WITH PASSWORD "v"`: a name, spaces, a literal."""
-    m = re.compile(r"""[ \t]+(["'])""").match(text, pos)
+    m = SPACED_QUOTE.match(text, pos)
     if m is None or level < 2:
         return None
-    return _quoted(text, m.end() - 1, level, False)
-
-
-def _terraform(text: str) -> list[Span]:
-    out: list[Span] = []
-    for vm in TF_VARIABLE.finditer(text):
-        close = re.compile(r"(?m)^[ \t]*\}").search(text, vm.end())
-        end = close.start() if close else min(len(text), vm.end() + 2000)
-        body = text[vm.end():end]
-        if not (names.strength(vm.group(1)) or TF_SENSITIVE.search(body)):
-            continue
-        dm = TF_DEFAULT.search(text, vm.end(), end)
-        if dm and _plausible(dm.group(1), 2, True, False):
-            out.append(Span((dm.span(1),), "credential-assignment"))
-    return out
-
-
-def _flag_matches(text: str) -> list[re.Match[str]]:
-    out = []
-    for flag in ("-p", "-P"):
-        i = text.find(flag)
-        while i >= 0:
-            m = SHORT_PASS_FLAG.match(text, i)
-            if m is not None:
-                out.append(m)
-            i = text.find(flag, i + 2)
-    return out
-
-
-def _short_pass_flags(text: str) -> list[Span]:
-    """`-p VALUE` is a password only on a command line that also names a user or a tool."""
-    out: list[Span] = []
-    for m in _flag_matches(text):
-        ls = text.rfind("\n", 0, m.start()) + 1
-        le = text.find("\n", m.end())
-        line = text[ls:le if le >= 0 else len(text)]
-        if FLAG_USER.search(line) and _plausible(m.group(2), 2, True, False):
-            out.append(Span((m.span(2),), "credential-flag"))
-    return out
-
-
-def _plausible(value: str, level: int, quoted: bool, code: bool) -> bool:
-    """Could `value`, given to a credential-like name, be the credential? (recall-first)"""
-    v = value.strip()
-    if len(v) < 4 or (level < 2 and len(v) < 6):
-        return False
-    low = v.lower()
-    if low in NON_SECRET_WORDS or TEMPLATE.match(v):
-        return False
-    if v.isdigit() and len(v) < 6:
-        return False
-    if re.fullmatch(r"-?\d+(?:\.\d+)?[a-z]{0,2}", low):
-        return False  # a number or a size (`10m`)
-    if FILE_NAME.fullmatch(v) or (v.startswith(("/", "./", "~/", "../")) and " " not in v
-                                  and not looks_random(v.replace("/", ""))):
-        return False
-    if v.endswith(":"):
-        return False  # a prompt
-    if "%s" in v or "{}" in v or "{0}" in v:
-        # a format string, unless what is left around its placeholders could be the secret
-        # itself: a random password may hold "%s" by chance (`c+f1E4%s8q`)
-        rest = v.replace("%s", "").replace("{}", "").replace("{0}", "")
-        return _plausible(rest, level, quoted, code)
-    if not quoted and (v[0] in "([{<" or (code and not CODE_SECRET.fullmatch(v))):
-        return False
-    wordish = re.fullmatch(r"[A-Za-z][A-Za-z _.\-]*", v) is not None
-    if level >= 2:
-        if code and wordish and (" " in v or (is_wordy(v) and len(v) < 24)
-                                 or v.isupper() or v.istitle() or CONSTANT_VALUE.fullmatch(v)):
-            return False  # `token = 'NAME'`, `help = "Password for the account"`
-        return True
-    if " " in v or (wordish and (is_wordy(v) or CONSTANT_VALUE.fullmatch(v))):
-        return False
-    return (char_classes(v) >= 2 and len(v) >= 8) or (len(v) >= 12 and entropy(v) >= 3.0)
+    return _quoted(text, m.end() - 1, level, False, le)

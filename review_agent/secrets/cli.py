@@ -11,8 +11,9 @@ from review_agent.secrets.rule import Rule
 # A flag's argument, optionally quoted; never a variable (`$`), the next flag (`-`) or a
 # shell operator. The quote is left out of the secret.
 ARG = r"""["']?([^\s"'`$\-;&|<>(){}\\][^\s"'`;&|<>\\]{2,200})"""
-# The rest of a command line before a flag: no comment, no second command.
-REST = r"[^\n#;&|]*?[ \t]"
+# The rest of a command line before a flag: no comment, no second command; at most 512
+# characters, so a line of many commands costs each one a bounded look, not the line's rest.
+REST = r"[^\n#;&|]{0,512}?[ \t]"
 # Start of a command name: not inside a longer word or path component.
 CMD = r"(?<![\w\-.])"
 
@@ -42,7 +43,8 @@ CLI: tuple[Rule, ...] = (
     # htpasswd(1) batch mode: the password is the last argument (`-b FILE USER PW`,
     # `-nb USER PW`).
     Rule("htpasswd-password", "Password given to htpasswd -b", ("htpasswd",),
-         r"(?<![\w\-.])htpasswd(?=[^\n]*?[ \t]-[A-Za-z]*b)(?:[ \t]+[^\s;&|]+){2,}?[ \t]+"
+         r"(?<![\w\-.])htpasswd(?=[^\n]{0,512}?[ \t]-[A-Za-z]*b)"
+         r"(?:[ \t]+[^\s;&|]{1,256}){2,8}?[ \t]+"
          r"[\"']?([^\s\"'`$\-;&|<>(){}\\][^\s\"'`;&|<>\\]{2,200})[\"']?[ \t]*(?=$|[;&|#)])",
          kind="assign"),
     # redis-cli(1): `-a PASSWORD` / `--pass PASSWORD`; `--askpass` prompts.

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from review_agent.secrets import names
+from review_agent.secrets.window import line_around
 
 LITERAL = re.compile(r"""(?<![\w\\])[bBrRuUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 CONNECTOR = re.compile(
@@ -22,6 +23,7 @@ JOINT = re.compile(
     r"""|["'][ \t]*\\?\r?\n[ \t]*(?:(?:\+|\.{1,2}|&)[ \t]*)?["']""")
 CONTINUED = re.compile(r"\S\\\r?\n[ \t]*\S")
 MIN_JOINED = 12
+NEAR = 256  # how much of the line before a run of literals is read for its name
 TOKENISH = re.compile(r"[A-Za-z0-9+/_\-]{12}")
 
 # A scan of a virtual text: the pieces (virtual offsets) of every secret in it.
@@ -44,7 +46,7 @@ def joined_spans(text: str, scan: Scan) -> list[tuple[tuple[int, int], ...]]:
         joined = "".join(text[s:e] for s, e in pieces)
         if len(joined) < MIN_JOINED:
             continue
-        ls = text.rfind("\n", 0, run[0].start()) + 1
+        ls, _ = line_around(text, run[0].start(), run[0].start(), NEAR)
         prefix = text[ls:run[0].start(1)]
         if not TOKENISH.search(joined) and not _named(prefix):
             continue  # a message split over lines, given to no credential-like name

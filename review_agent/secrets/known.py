@@ -22,10 +22,23 @@ MIN_LEN = 6  # shorter values are too likely to be ordinary words elsewhere
 RECALL_IDS = frozenset(RECALL_RULES)
 
 
+HEAD = 64  # a value is found by its first HEAD characters, then compared whole
+
+
 class _Chunk(NamedTuple):
-    """Some of the remembered values and one regex finding any of them (longest first)."""
-    values: tuple[str, ...]
+    """Some of the remembered values and one regex finding any of their heads (longest
+    first); `values`: head -> the values starting with it, longest first."""
+    values: dict[str, tuple[str, ...]]
     regex: re.Pattern[str]
+
+
+def _chunk(values: Iterable[str]) -> _Chunk:
+    by_head: dict[str, list[str]] = {}
+    for v in values:
+        by_head.setdefault(v[:HEAD], []).append(v)
+    table = {h: tuple(sorted(vs, key=len, reverse=True)) for h, vs in by_head.items()}
+    # a regex of heads: compiling a 1 MB value letter by letter took a second
+    return _Chunk(table, re.compile(longest_of(list(table))))
 
 
 _lock = threading.Lock()
@@ -68,10 +81,14 @@ def _add(values: dict[str, str]) -> None:
         _values.update(values)
         if not fresh:
             return
-        batch = tuple(fresh)
-        while _chunks and len(_chunks[-1].values) <= len(batch):
-            batch = _chunks.pop().values + batch
-        _chunks.append(_Chunk(batch, re.compile(longest_of(list(batch)))))
+        batch = fresh
+        while _chunks and _size(_chunks[-1]) <= len(batch):
+            batch = [v for vs in _chunks.pop().values.values() for v in vs] + batch
+        _chunks.append(_chunk(batch))
+
+
+def _size(chunk: _Chunk) -> int:
+    return sum(len(vs) for vs in chunk.values.values())
 
 
 def _distinctive(value: str) -> bool:
@@ -101,42 +118,57 @@ def scrub(text: str) -> str:
         return text
     with _lock:
         chunks = list(_chunks)
-    found = [m.span() for c in chunks for m in c.regex.finditer(text)]
+    found = [se for c in chunks for se in _spans(c, text)]
     if not found:
         return text
     if len(chunks) > 1:
         found.sort(key=lambda se: (se[0], -se[1]))
-    spans: list[tuple[int, int]] = []
-    for s, e in found:
-        if spans and s < spans[-1][1]:  # overlapping values: one placeholder for both
-            spans[-1] = (spans[-1][0], max(e, spans[-1][1]))
-        else:
-            spans.append((s, e))
     out: list[str] = []
     pos = 0
     with _lock:
-        for s, e in spans:
+        for s, e in found:
+            if s < pos:  # overlapping values: the first one's placeholder stands for both
+                pos = max(pos, e)
+                continue
             out.append(text[pos:s])
-            out.append(_placeholder_at(text, s, e))
+            out.append(_values.get(text[s:e], "[REDACTED]"))
             pos = e
     out.append(text[pos:])
     return "".join(out)
 
 
-def _placeholder_at(text: str, s: int, e: int) -> str:
-    """The placeholder of the value at text[s:e] (of the longest value starting at `s`
-    when two overlapping values were merged)."""
-    ph = _values.get(text[s:e])
-    while ph is None and e > s:
-        e -= 1
-        ph = _values.get(text[s:e])
-    return ph or "[REDACTED]"
+def _spans(chunk: _Chunk, text: str) -> list[tuple[int, int]]:
+    """Where the chunk's values occur in `text` (the longest at each place), not overlapping."""
+    out: list[tuple[int, int]] = []
+    search = chunk.regex.search
+    m = search(text)
+    while m is not None:
+        s = m.start()
+        end = _longest_at(chunk, text, s, m.group())
+        if end < 0:
+            m = search(text, s + 1)
+            continue
+        out.append((s, end))
+        m = search(text, end)
+    return out
+
+
+def _longest_at(chunk: _Chunk, text: str, s: int, head: str) -> int:
+    """The end of the longest value of the chunk at `s` whose head is `head` or shorter
+    (a value of the matched head may not be there whole); -1 if none is."""
+    for k in range(len(head), 0, -1):
+        for v in chunk.values.get(head[:k], ()):
+            if text.startswith(v, s):
+                return s + len(v)
+        if len(head) < HEAD:
+            break  # a head shorter than HEAD is a whole value: found whole, or not at all
+    return -1
 
 
 def _found(text: str) -> bool:
     with _lock:
         chunks = list(_chunks)
-    return any(c.regex.search(text) is not None for c in chunks)
+    return any(_spans(c, text) for c in chunks)
 
 
 def scrub_all(obj: Any) -> Any:

@@ -41,7 +41,7 @@ MAJOR: tuple[Rule, ...] = (
     pre("azure-ad-client-secret", "Azure AD client secret", ("q~",),
         r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}"),
     Rule("azure-sas-token", "Azure shared access signature", ("sig=",),
-         r"[?&]sv=\d{4}-\d\d-\d\d&[^\s\"']*?sig=([A-Za-z0-9%+/]{40,}={0,2}(?:%3D){0,2})",
+         r"[?&]sv=\d{4}-\d\d-\d\d&[^\s\"']{0,1024}?sig=([A-Za-z0-9%+/]{40,}={0,2}(?:%3D){0,2})",
          entropy=3.5),
     ctx("azure-devops-pat", "Azure DevOps personal access token",
         ("azure", "devops", "vsts"), r"[a-z2-7]{52}", 3.8),

@@ -8,13 +8,19 @@ from collections.abc import Callable, Sequence
 
 from review_agent.secrets import filters as F
 from review_agent.secrets import gitleaks_config, levels, shapes
-from review_agent.secrets.allow import line_allowed, path_allowed, value_allowed
+from review_agent.secrets.allow import (
+    line_allowed,
+    line_allowed_by,
+    path_allowed,
+    value_allowed,
+)
 from review_agent.secrets.candidate import Candidate
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.secrets.recall import recall_spans
 from review_agent.secrets.rule import Rule, compiled
 from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
+from review_agent.secrets.window import LineCursor, line_around, previous_line
 
 NAME = re.compile(r"[\w.\-]+")
 SERVICE_PREFIX = re.compile(r"[a-z]+:")
@@ -177,10 +183,12 @@ def _add_span(raw: dict[Rule, list[tuple[int, int]]], rule: Rule, text: str, ls:
     """Add the line [ls, le) widened by the rule's window, merging with the previous span."""
     n = len(text)
     s, e = ls, le
-    for _ in range(rule.window):
-        s = text.rfind("\n", 0, max(s - 1, 0)) + 1 if s > 0 else 0
-        nxt = text.find("\n", e + 1)
-        e = n if nxt < 0 or e >= n else nxt
+    for _ in range(rule.window):  # a line more each side, each at most NEAR characters
+        lo = max(s - 1 - NEAR, 0)
+        s = (text.rfind("\n", lo, max(s - 1, 0)) + 1 or lo) if s > 0 else 0
+        hi = min(n, e + 1 + NEAR)
+        nxt = text.find("\n", e + 1, hi)
+        e = n if e >= n else (hi if nxt < 0 else nxt)
     spans = raw.setdefault(rule, [])
     if spans and spans[-1][0] <= s <= spans[-1][1]:  # out-of-order spans are merged later
         if e > spans[-1][1]:
@@ -227,11 +235,10 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
     elif rule.kind == "url":
         secret, report = F.judge_url_password(value, text[end + 1:end + 40])
     elif rule.kind == "entropy":
-        ls = text.rfind("\n", 0, start) + 1
-        le = text.find("\n", end)
-        ps = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls else 0
-        secret, report = F.judge_entropy(value, text[ls:le if le >= 0 else len(text)],
-                                         rule.entropy or 4.0, text[ps:ls])
+        ls, le = line_around(text, start, end)
+        ps, pe = previous_line(text, ls)
+        secret, report = F.judge_entropy(value, text[ls:le], rule.entropy or 4.0,
+                                         text[ps:ls] if pe < ls else "")
     else:
         secret = not F.is_token_placeholder(value) and (
             rule.entropy is None or F.entropy(value) >= rule.entropy)
@@ -255,9 +262,12 @@ def _blocks(text: str, rule: Rule, spans: list[tuple[int, int]]) -> list[Candida
     out: list[Candidate] = []
     rx = compiled(rule.pattern)
     n = len(text)
+    read = -1  # a BEGIN inside the body of one already read is part of that body
     for s, e in spans:
-        for m in rx.finditer(text, s, e):
+        for m in rx.finditer(text, max(s, read), e):
             start = m.start()
+            if start < read:
+                continue
             if m.group(0).startswith("PuTTY"):
                 j = text.find("Private-MAC:", m.end(), m.end() + 20000)
                 marker = "Private-MAC:"
@@ -274,8 +284,9 @@ def _blocks(text: str, rule: Rule, spans: list[tuple[int, int]]) -> list[Candida
                         end += 1
             else:
                 end = _base64_run_end(text, m.end())
+            read = end
             body = text[m.end():end]
-            if sum(c.isalnum() for c in body) < 40 or BLOCK_PLACEHOLDER.search(body):
+            if sum(map(str.isalnum, body)) < 40 or BLOCK_PLACEHOLDER.search(body):
                 continue
             out.append(Candidate(start, end, rule, True))
     return out
@@ -335,22 +346,25 @@ def _hits(text: str, path: str, cands: list[Candidate], allow: Sequence[str],
     hits: list[SecretHit] = []
     line_no, pos = first_line, 0
     path_ok = path_allowed(path, allow_paths) if allow_paths else False
+    lines = LineCursor(text)
+    line_of: tuple[int, int] = (-1, -1)
+    line_ok = False
     for c in cands:
         line_no += text.count("\n", pos, c.start)
         pos = c.start
         end_line = line_no + text.count("\n", c.start, max(c.start, c.end - 1))
-        ls = text.rfind("\n", 0, c.start) + 1
-        le = text.find("\n", c.start)
-        line = text[ls:le if le >= 0 else len(text)]
-        prev_start = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls > 0 else ls
-        previous = text[prev_start:max(ls - 1, prev_start)]
+        ls, le = lines.line(c.start)
+        if (ls, le) != line_of:  # what the line and the one before allow: once per line
+            line_of = (ls, le)
+            ps, pe = previous_line(text, ls, len(text))
+            line = text[ls:le]
+            line_ok = line_allowed(line, text[ps:pe]) or (
+                bool(allow) and line_allowed_by(line, allow))
         if c.pieces:
             value = "".join(text[s:e] for s, e in c.pieces)
-            end_line = line_no + text.count("\n", c.start, max(c.start, c.end - 1))
         else:
             value = text[c.start:c.end]
-        allowed = path_ok or line_allowed(line, previous) or (
-            bool(allow) and value_allowed(value, line, allow))
+        allowed = path_ok or line_ok or (bool(allow) and value_allowed(value, "", allow))
         hits.append(SecretHit(c.rule.id, c.rule.description, path, line_no, end_line, c.start,
                               c.end, value, c.level or c.rule.severity, c.reportable, allowed,
                               c.rule.kind == "block", c.pieces, c.note))

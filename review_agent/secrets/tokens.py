@@ -11,6 +11,7 @@ import re
 import string
 
 from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
+from review_agent.secrets.window import line_around, previous_line
 
 HEX = re.compile(r"[0-9a-fA-F]+")
 HASH_CONTEXT = re.compile(
@@ -89,13 +90,13 @@ def _pathish(seg: str) -> bool:
 
 
 def _hash_here(text: str, start: int, end: int, value: str, lock: bool) -> bool:
-    """A hex or base64 digest named as one on its line or the line before."""
+    """A hex or base64 digest named as one on its line or the line before (as far as
+    window.REACH characters from it)."""
     if not HEX.fullmatch(value.strip("-_=")) and not lock:
         return False
-    ls = text.rfind("\n", 0, start) + 1
-    ps = text.rfind("\n", 0, max(ls - 1, 0)) + 1 if ls else ls
-    le = text.find("\n", end)
-    context = text[ps:le if le >= 0 else len(text)]
+    ls, le = line_around(text, start, end)
+    ps, _ = previous_line(text, ls)
+    context = text[ps:le]
     if HASH_CONTEXT.search(context):
         return True
     return "://" in context and len(value) in (40, 64)  # a commit in a URL

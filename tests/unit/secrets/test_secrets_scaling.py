@@ -66,3 +66,45 @@ def test_a_value_starting_another_is_masked_to_its_end() -> None:
     known.remember_values({long: "[B]"})
     assert known.scrub(f"{long} and {short}.") == "[B] and [A]."
     known.reset()
+
+
+# A credential-like name (or another rule's keyword) repeated along one long line, in the
+# paths that change how a value is read (config lines, code, JSON, no path at all).
+LINE_UNITS = ["key=", "key: ", "password: ", "token ", "'key': 'x', ", '"secret":"',
+              'api_key="', "--password=", "-p x -u y ", "http://a:b@", "identified by '",
+              'variable "password" {', "-----BEGIN PRIVATE KEY-----", "Authorization: ",
+              'name="password" value=', "<entry key=\"password\">", "curl -u ", "pw=",
+              "A1b2C3d4E5f6G7h8 ", "key=A1b2C3d4E5f6G7h8I9;", "'abcdefghijkl' + ",
+              "sha256 0123456789abcdef0123456789abcdef ", "password: |", "setPassword("]
+LINE_PATHS = ["a.env", "a.py", "a.json", ""]
+
+
+def _long_line(unit: str, n: int) -> str:
+    return (unit * (n // len(unit) + 1))[:n] + "\n"
+
+
+def test_a_name_repeated_along_one_line_is_read_in_linear_work() -> None:
+    worst = []
+    for unit in LINE_UNITS:
+        for path in LINE_PATHS:
+            def make(n: int, unit: str = unit, path: str = path) -> Callable[[], None]:
+                text = _long_line(unit, n)
+                return lambda: (known.reset(), redact(text, path), known.reset())
+            worst.append((growth(make, 8000), unit, path))
+    worst.sort(reverse=True)
+    assert worst[0][0] < LINEAR, worst[:5]
+
+
+def test_many_lines_with_names_are_read_in_linear_work() -> None:
+    rng = random.Random(5)
+
+    def make(n: int) -> Callable[[], None]:
+        lines = []
+        for i in range(n):
+            v = "".join(rng.choice(ALNUM) for _ in range(20)) + "9Aa"
+            lines.append(rng.choice([f"KEY_{i}={v}", f"  token: {v}", f"x = {i}  # key",
+                                     f'"password": "{v}",', f"curl -u u:{v} https://h/"]))
+        text = "\n".join(lines) + "\n"
+        return lambda: (known.reset(), redact(text, "a.env"), known.reset())
+
+    assert growth(make, 400) < LINEAR
