@@ -55,7 +55,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     staged_read.import_while_reading(REVIEW_MODULES)
     options = _hook_options(args, root)
     _prework(root, options)  # while git diffs the rest (when it was started early)
-    stopped = "commit stopped"
+    stopped = "push stopped" if _is_push(args, env) else "commit stopped"
     try:
         hook = _hook_change(root, args, env)
     except ReviewAgentError as exc:  # nothing to scan: the gate fails closed
@@ -68,7 +68,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
     if needs_test_search(hook.change):
         staged_read.search_tests(root)
-    stopped = "push stopped" if hook.push else stopped
+    stopped = "push stopped" if hook.push else "commit stopped"
     try:
         try:
             return _review_and_report(root, hook.change, options, args, stream,
@@ -244,6 +244,12 @@ class HookChange(NamedTuple):
     blobs: dict[str, bytes | None] | None = None  # set for files reviewed whole
 
 
+def _is_push(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
+    """A pre-push run: pre-commit's (its refs set) or git's own hook."""
+    return bool(env.get("PRE_COMMIT_FROM_REF") and env.get("PRE_COMMIT_TO_REF")
+                or args.stage == "pre-push" or env.get("PRE_COMMIT_REMOTE_NAME"))
+
+
 def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]) -> HookChange:
     from_ref, to_ref = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
     if from_ref and to_ref:  # pre-commit's pre-push stage
@@ -251,7 +257,7 @@ def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]) -
         if change and change.files:
             return HookChange(change, push=True)
         return HookChange(None, "nothing to review", push=True)
-    if args.stage == "pre-push" or env.get("PRE_COMMIT_REMOTE_NAME"):
+    if _is_push(args, env):
         change, label = _plain_pre_push(root)
         return HookChange(change, label, push=True)
     return _commit_change(root, args.files)

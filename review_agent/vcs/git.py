@@ -227,6 +227,10 @@ def hidden_text(root: str | Path, files: Sequence[FileChange]) -> list[FileChang
     diff as text: `*.py -diff`, `binary` or a `diff=` driver named them binary, yet their
     blobs hold no NUL where git looks. A branch must not hide its code that way."""
     maybe = [f for f in files if f.binary and not f.is_submodule and not f.is_symlink]
+    if maybe:  # only those an attribute speaks of: no blob of an ordinary binary is read
+        named = _diff_attribute_named(root, [p for f in maybe for p in (f.path, f.old_path)
+                                             if p is not None])
+        maybe = [f for f in maybe if f.path in named or f.old_path in named]
     if not maybe:
         return []
     sides = {f.path: [s for s in (f.old_sha, f.new_sha) if s.strip("0")] for f in maybe}
@@ -234,6 +238,19 @@ def hidden_text(root: str | Path, files: Sequence[FileChange]) -> list[FileChang
     return [f for f in maybe if sides[f.path] and all(
         (b := blobs.get(s)) is not None and b.find(b"\0", 0, GIT_SNIFF) < 0
         for s in sides[f.path])]
+
+
+def _diff_attribute_named(root: str | Path, paths: Sequence[str]) -> set[str]:
+    """The paths whose `diff` attribute is unset (`-diff`, `binary`) or names a driver:
+    what can make git call a text file binary (one `check-attr`)."""
+    data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    res = _git(root, "check-attr", "-z", "--stdin", "diff", stdin=data, ok=range(256))
+    fields = res.stdout.split(b"\0")
+    out = set()
+    for i in range(0, len(fields) - 2, 3):
+        if fields[i + 2] not in (b"unspecified", b"set"):
+            out.add(fields[i].decode("utf-8", "surrogateescape"))
+    return out
 
 
 def reveal_text(root: str | Path, verb: Sequence[str], revs: Sequence[str],

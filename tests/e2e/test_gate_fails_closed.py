@@ -86,3 +86,17 @@ def test_ci_that_cannot_read_the_branch_fails_in_one_line(world: World) -> None:
     assert proc.returncode != 0
     lines = proc.stderr.strip().split("\n")
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_pre_push_that_cannot_read_the_commits_stops_the_push(repo_with_commit: Repo) -> None:
+    base = repo_with_commit.git("rev-parse", "HEAD").strip()
+    repo_with_commit.commit("key", {"config/live.py": f'KEY = "{aws_key(9)}"\n'})
+    blob = repo_with_commit.git("rev-parse", "HEAD:config/live.py").strip()
+    (repo_with_commit.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    (repo_with_commit.path / "config" / "live.py").unlink()  # no copy left to read it from
+    proc = run_cli(repo_with_commit.path, "hook",
+                   env={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"})
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().split("\n")
+    assert len(lines) == 1 and "secret scan could not run" in lines[0], proc.stderr
+    assert "push stopped" in lines[0]
