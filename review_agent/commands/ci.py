@@ -103,12 +103,19 @@ def refuse_outside(root: Path, env: Mapping[str, str], paths: Mapping[str, str |
     roots: list[str | Path] = [Path.cwd(), root]
     if env.get("RUNNER_TEMP"):
         roots.append(env["RUNNER_TEMP"])
+    git_dirs: list[str | Path] | None = None
     for flag, path in paths.items():
-        if path and not safe_write.inside(path, roots):
-            where = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+        if not path:
+            continue
+        where = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+        if not safe_write.inside(path, roots):
             raise ReviewAgentError(
                 f"{flag} {path}: its directory resolves to {where}, outside the working "
                 "directory and the repository; refused (write under them, or $RUNNER_TEMP)")
+        git_dirs = git_dirs or [git.git_dir(root), git.common_dir(root)]
+        if safe_write.inside(path, git_dirs):  # hooks and config live there
+            raise ReviewAgentError(f"{flag} {path}: its directory resolves to {where}, inside "
+                                   "the repository's git directory; refused")
 
 
 def cli_overrides(options: Options) -> dict[str, Any]:

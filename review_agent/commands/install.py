@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -22,10 +23,22 @@ def hook_script(name: str) -> str:
 
 
 def is_ours(path: Path) -> bool:
+    """Whether `path` is a hook we wrote: a regular file (never a link: we write none)
+    whose first 400 bytes hold the marker. Only those bytes are read, so a committed
+    `pre-commit -> /dev/zero` cannot make install read for ever."""
     try:
-        return MARKER in path.read_text(encoding="utf-8", errors="replace")[:400]
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return MARKER in os.read(fd, 400).decode("utf-8", "replace")
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def install_command(root: Path, hook: str, force: bool, stream: TextIO) -> int:

@@ -118,6 +118,16 @@ def _abs_path(root: str | Path, *args: str, config: Sequence[str] = SAFE_CONFIG)
     return Path(_out(_git(root, "rev-parse", "--path-format=absolute", *args, config=config)))
 
 
+def git_dir(root: str | Path) -> Path:
+    """This work tree's git directory (`.git/worktrees/<name>` in a linked worktree)."""
+    return _abs_path(root, "--git-dir")
+
+
+def common_dir(root: str | Path) -> Path:
+    """The directory shared by all worktrees (objects, refs, config, hooks)."""
+    return _abs_path(root, "--git-common-dir")
+
+
 def hooks_dir(root: str | Path) -> Path:
     """Where git looks for hooks, honouring `core.hooksPath`: the one question asked
     without SAFE_CONFIG's `core.hooksPath` pin (rev-parse runs no hook)."""

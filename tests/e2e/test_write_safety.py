@@ -160,3 +160,25 @@ def test_install_onto_a_committed_link_to_a_file_outside(repo_with_commit: Repo,
     assert res.returncode == 0, res.stderr
     assert untouched(victim)
     assert "review-agent-managed" in (repo_with_commit.path / ".husky/pre-commit").read_text()
+
+
+def test_ci_refuses_a_path_into_the_git_directory(world: World) -> None:  # noqa: F811
+    """A branch's `reports -> .git/hooks` resolves inside the repository, where git keeps
+    the hooks and config it runs."""
+    commit_link(world.clone, "reports", Path(".git/hooks"))
+    res = ci(world.clone, "--format", "json", "--output", "reports/post-checkout")
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.count("\n") == 1 and "git directory" in res.stderr
+    assert not (world.clone.path / ".git" / "hooks" / "post-checkout").exists()
+
+
+def test_install_never_reads_through_a_committed_hook_link(repo_with_commit: Repo,
+                                                           tmp_path: Path) -> None:
+    """`.husky/pre-commit -> a pipe` (or /dev/zero): deciding whether the hook is ours
+    reads 400 bytes of a regular file, never through a link."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    repo_with_commit.git("config", "core.hooksPath", ".husky")
+    commit_link(repo_with_commit, ".husky/pre-commit", fifo)
+    res = run_cli(repo_with_commit.path, "install", timeout=60)  # a read would block
+    assert res.returncode == 2 and "--force" in res.stderr, res.stderr
