@@ -104,7 +104,9 @@ def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str]
 
 
 def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int]:
-    """The `n` most severe findings (in path/line order) and how many were held back.
+    """The `n` findings shown (in path/line order) and how many were held back: ours
+    (secrets, builtin rules) before any of a model's, the most severe first within each,
+    so a model that answers with a flood of errors cannot push ours off the report.
 
     `n` of 0 means no limit.
     """
@@ -112,7 +114,8 @@ def limit(findings: Iterable[Finding], n: int) -> tuple[tuple[Finding, ...], int
     if n <= 0 or len(ordered) <= n:
         return tuple(ordered), 0
     ranked = sorted(range(len(ordered)),
-                    key=lambda i: (-SEVERITY_RANK.get(ordered[i].severity, 0), i))
+                    key=lambda i: (ordered[i].source == "model",
+                                   -SEVERITY_RANK.get(ordered[i].severity, 0), i))
     chosen = sorted(ranked[:n])
     return tuple(ordered[i] for i in chosen), len(ordered) - n
 

@@ -39,8 +39,8 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
 
 
 def shown(report: Report) -> tuple[tuple[Finding, ...], int]:
-    """The findings text-like formats print (the most severe, in path order), and how many
-    `max_findings` held back: an error is never hidden behind an info line."""
+    """The findings text-like formats print (in path order), and how many `max_findings`
+    held back: ours before a model's, then an error is never hidden behind an info line."""
     return limit(report.findings, report.max_findings)
 
 

@@ -46,9 +46,11 @@ def command(f: Finding) -> str:
 
 def write(report: Report, stream: TextIO, *, color: bool = False,
           step_summary: str | None = None) -> None:
-    """Annotations in path order, a summary line, and the job summary when one is set."""
+    """Annotations in path order (ours, then the model's: GitHub shows the first
+    SHOWN_PER_LEVEL of a level, and a model's must not crowd ours out), a summary line, and
+    the job summary when one is set."""
     findings, hidden = shown(report)
-    for f in findings:
+    for f in sorted(findings, key=lambda f: f.source == "model"):  # stable: path order kept
         stream.write(command(f) + "\n")
     if hidden:
         stream.write(hidden_line(hidden, report.max_findings) + "\n")

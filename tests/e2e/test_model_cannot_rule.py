@@ -69,3 +69,26 @@ def test_a_model_cannot_change_a_builtin_finding(repo_with_commit: Repo) -> None
         mine = [f for f in at(found, "src/app.py", 2) if f["rule"] == "debugger"]
         assert [(f["severity"], f["source"]) for f in mine] == [("warning", "builtin")], severity
         assert mine[0]["message"].startswith("breakpoint() left in added code")
+
+
+def test_a_flood_of_model_errors_cannot_push_ours_off_the_report(repo_with_commit: Repo
+                                                                 ) -> None:
+    """--max-findings (50) and GitHub's ten annotations a level: a model answering with 80
+    errors on the first file in path order must not hide a builtin finding of the last."""
+    repo_with_commit.stage({"a/app.py": "".join(f"x{i} = {i}\n" for i in range(80)),
+                            "z/app.py": "def f():\n    breakpoint()\n"})
+    reply = findings(*({"path": "a/app.py", "line": i + 1, "severity": "error",
+                        "rule": f"style-{i}", "message": f"problem number {i} here"}
+                       for i in range(80)))
+    with ModelServer(default=reply) as srv:
+        for fmt in ("text", "github"):
+            proc = run_cli(repo_with_commit.path, "hook", "--model", "openai:test",
+                           "--base-url", srv.base_url, "--no-cache", "--format", fmt)
+            assert proc.returncode == 0, proc.stderr
+            lines = proc.stdout.splitlines()
+            assert "more findings not shown (--max-findings 50)" in proc.stdout, fmt
+            ours = [i for i, line in enumerate(lines) if "breakpoint() left" in line]
+            assert ours, (fmt, proc.stdout[-800:])
+            if fmt == "github":  # printed before the model's: GitHub shows ten a level
+                assert not any("problem number" in line for line in lines[:ours[0]]), lines[:3]
+    assert srv.requests

@@ -114,9 +114,13 @@ def test_summary_line_parses_back_to_its_counts(severities: tuple[str, ...], fil
 def test_shown_limits_and_counts_the_rest() -> None:
     report = make_report(max_findings=2)
     first, hidden = shown(report)
-    # the two errors, not the first two in path order (an error and an info)
-    assert [(f.path, f.line) for f in first] == [("config/settings.py", 7), ("src/app.py", 20)]
+    # ours before the model's error, the error before the warnings, not the first two
+    # in path order (an error and an info)
+    assert [(f.path, f.line) for f in first] == [("config/settings.py", 7), ("src/a,b:c.py", 2)]
     assert hidden == 4
+    assert [(f.path, f.line) for f in shown(make_report(max_findings=5))[0]] == [
+        ("config/settings.py", 7), ("docs/na\u00efve file.md", 3), ("src/a,b:c.py", 2),
+        ("src/app.py", 0), ("src/app.py", 12)]  # every one of ours, the model's cut
     assert hidden_line(4, 2) == "review-agent: 4 more findings not shown (--max-findings 2)"
     assert shown(make_report(max_findings=0)) == (report.findings, 0)
 

@@ -28,7 +28,7 @@ def test_text_output_exact() -> None:
 def test_text_max_findings_counts_the_rest() -> None:
     lines = render("text", make_report(max_findings=2)).splitlines()
     assert lines[0].startswith("config/settings.py:7: error")
-    assert lines[1].startswith("src/app.py:20: error")  # the errors, not the info line
+    assert lines[1].startswith("src/a,b:c.py:2: warning")  # ours, then the most severe
     assert lines[2] == "review-agent: 4 more findings not shown (--max-findings 2)"
     assert lines[-1].startswith("review-agent: 6 findings ")
 
