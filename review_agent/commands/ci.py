@@ -21,7 +21,7 @@ from review_agent.review.pipeline import review_change, review_incomplete
 from review_agent.review.range_options import range_options
 from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
 from review_agent.secrets import known
-from review_agent.vcs import git
+from review_agent.vcs import containment, git
 
 # shallow clones are deepened by these many commits, then to the full history
 DEEPEN_STEPS = (50, 200, 1000)
@@ -118,6 +118,21 @@ def refuse_outside(root: Path, env: Mapping[str, str], paths: Mapping[str, str |
                                    "the repository's git directory; refused")
 
 
+def refuse_checkout_config(root: Path) -> None:
+    """git's configuration must not come from the checkout: with `include.path =
+    ../tools/git.config` (or an `includeIf` that names a file there) the branch under
+    review edits what git reads, and settings such as `remote.origin.uploadpack` run a
+    program on `ci`'s fetch; SAFE_CONFIG's pins cannot name every such setting."""
+    inside_git = [git.git_dir(root), git.common_dir(root)]
+    for path in git.config_files(root):
+        rel = containment.real_relative(root, path)
+        if rel is not None and not any(containment.stays_inside(d, path) for d in inside_git):
+            raise ReviewAgentError(
+                f"git's configuration includes {rel}, a file of the checkout: the branch under "
+                "review would choose what git runs; refused (include a file outside the "
+                "repository)")
+
+
 def cli_overrides(options: Options) -> dict[str, Any]:
     """The fields the command line set (they differ from the defaults): they beat the config."""
     defaults = Options()
@@ -134,6 +149,7 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
     env = os.environ if env is None else env
     refuse_outside(root, env, {"--output": output, "--events": events_path})
+    refuse_checkout_config(root)
     part = _shard(shard, env)
     guess = BaseGuess((base,), "--base") if base else detect_base(env)
     if not guess.available:

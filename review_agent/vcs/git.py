@@ -31,6 +31,9 @@ from review_agent.vcs.proc import stream as proc_stream
 from review_agent.vcs.worktree_blobs import REGULAR_MODES, read_clean
 
 SYMLINK_MODE = "120000"
+# `ci`'s fetches: this repository's commits only (no submodule of the branch's .gitmodules
+# is fetched from the URL it names) and no maintenance or gc started afterwards
+FETCH_OPTIONS = ("-q", "--no-tags", "--no-recurse-submodules", "--no-auto-gc")
 # what `hooks_dir` asks with: SAFE_CONFIG less the hooksPath pin it is asking about
 HOOKS_QUESTION_CONFIG = tuple(o for i, o in enumerate(SAFE_CONFIG)
                               if "core.hooksPath=" not in o
@@ -126,6 +129,15 @@ def git_dir(root: str | Path) -> Path:
 def common_dir(root: str | Path) -> Path:
     """The directory shared by all worktrees (objects, refs, config, hooks)."""
     return _abs_path(root, "--git-common-dir")
+
+
+def config_files(root: str | Path) -> list[str]:
+    """The files git reads its configuration from here, includes followed (`include.path`,
+    `includeIf`), as real paths: each file that sets something, once, in git's order."""
+    res = _git(root, "config", "--list", "--show-origin", "--name-only", "-z", ok=range(256))
+    fields = res.stdout.decode("utf-8", "surrogateescape").split("\0")
+    origins = (o.removeprefix("file:") for o in fields[0::2] if o.startswith("file:"))
+    return list(dict.fromkeys(os.path.realpath(os.path.join(root, o)) for o in origins))
 
 
 def hooks_dir(root: str | Path) -> Path:
@@ -338,7 +350,7 @@ def is_shallow(root: str | Path) -> bool:
 def fetch_deepen(root: str | Path, n: int, timeout: float = 120.0) -> bool:
     """Deepen a shallow clone by `n` commits from its default remote; True on success."""
     try:
-        res = _git(root, "fetch", "-q", "--no-tags", f"--deepen={int(n)}", ok=range(256),
+        res = _git(root, "fetch", *FETCH_OPTIONS, f"--deepen={int(n)}", ok=range(256),
                    timeout=timeout)
     except GitError:
         return False
@@ -559,7 +571,7 @@ def fetch_branch(root: str | Path, remote: str, branch: str, depth: int | None,
     refspec = f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"
     try:
         depth_arg = [f"--depth={int(depth)}"] if depth else []
-        res = _git(root, "fetch", "-q", "--no-tags", *depth_arg, remote, refspec,
+        res = _git(root, "fetch", *FETCH_OPTIONS, *depth_arg, remote, refspec,
                    ok=range(256), timeout=timeout)
     except GitError:
         return False

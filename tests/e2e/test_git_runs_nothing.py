@@ -65,3 +65,51 @@ def test_range_review_and_hook_run_no_hook_from_the_checkout(world: World,  # no
                               capture_output=True)
         assert proc.returncode == 0, (args, proc.stderr)
     assert not marker.exists(), marker.read_text()
+
+
+def plant_git_config(world: World, marker: Path) -> str:  # noqa: F811
+    """The branch commits a git config file whose settings run programs: the upload-pack
+    a fetch starts, the ssh and askpass it may start, and hooks in the checkout."""
+    rel = "tools/shared.gitconfig"
+    path = world.clone.path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    run = f"echo ran >> '{marker}'"
+    upload_pack = f"sh -c '{run}; exec git-upload-pack \"$1\"' -"
+    for key, value in (("remote.origin.uploadpack", upload_pack),
+                       ("core.sshCommand", f"sh -c '{run}'"), ("core.askPass", f"sh -c '{run}'"),
+                       ("core.hooksPath", ".husky")):
+        subprocess.run(["git", "config", "-f", str(path), key, value], check=True)
+    world.clone.git("add", rel)
+    world.clone.git("commit", "-q", "--no-verify", "-m", "shared git settings")
+    world.clone.git("push", "-q", "origin", "feature")
+    return rel
+
+
+def test_ci_refuses_a_git_config_that_includes_a_file_of_the_checkout(world: World,  # noqa: F811
+                                                                       tmp_path: Path) -> None:
+    """`include.path = ../tools/shared.gitconfig` (projects that share settings that way), or
+    an `includeIf "gitdir:"` of the runner's: the branch edits what git reads, and the
+    `-c` pins cannot name every setting that runs a program (`remote.origin.uploadpack`
+    ran on the fetch of a missing base branch)."""
+    marker = tmp_path / "ran.txt"
+    plant_hooks(world, marker)
+    rel = plant_git_config(world, marker)
+    env = {**os.environ, "GITLAB_CI": "true", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
+    for n, how in enumerate(("include", "includeIf")):
+        clone = clone_of(world.origin, tmp_path / f"gl{n}", "--single-branch", "--branch",
+                         "feature")
+        if how == "include":
+            clone.git("config", "include.path", f"../{rel}")
+        else:
+            subprocess.run(["git", "config", "--global", f"includeIf.gitdir:{clone.path}/.path",
+                            str(clone.path / rel)], check=True, env=env)
+        proc = subprocess.run(["review-agent", "ci", "--format", "json"], cwd=clone.path,
+                              text=True, capture_output=True, env=env)
+        assert not marker.exists(), (how, marker.read_text())
+        assert proc.returncode == 2, (how, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and rel in proc.stderr, (how, proc.stderr)
+        assert proc.stdout == ""
+    # the setting is live: git's own fetch runs the branch's upload-pack
+    subprocess.run(["git", "fetch", "-q", "origin", "main"], cwd=clone.path, env=env,
+                   capture_output=True)
+    assert marker.exists()
