@@ -5,7 +5,8 @@ would create): a plain `open(path, "w")` writes through the link. Here a whole f
 written to a temp file of a random name beside it (`O_CREAT|O_EXCL|O_NOFOLLOW`: never an
 existing entry, never a link) and renamed over the path, which replaces a link itself, never
 what it points at; appends open with `O_NOFOLLOW`. `inside` is the containment check `ci`
-applies to the paths it is asked to write.
+applies to the paths it is asked to write; `redirected` the one every command applies to a
+path it was named (a committed `reports -> ~/.config/autostart` must not take a report there).
 """
 
 from __future__ import annotations
@@ -122,3 +123,18 @@ def inside(path: str | os.PathLike[str], roots: Sequence[str | os.PathLike[str]]
         if where == top or top in where.parents:
             return True
     return False
+
+
+def redirected(path: str | os.PathLike[str], roots: Sequence[str | os.PathLike[str]]
+               ) -> str | None:
+    """Where the directory of `path` really is when the path reads as inside one of `roots`
+    but a link on the way leads out of it (the signature of a committed directory link);
+    None when it stays inside, or was outside as written (`../report.json`, `/tmp/x`)."""
+    written = os.path.normpath(os.path.dirname(os.path.abspath(path)))
+    real = os.path.realpath(written)
+    for root in roots:
+        top = os.path.normpath(os.path.abspath(root))
+        if written == top or written.startswith(top.rstrip(os.sep) + os.sep):
+            if not inside(os.path.join(real, "x"), [top]):
+                return real
+    return None

@@ -37,6 +37,7 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     if verbose:
         _explain(report)
     if output:
+        refuse_redirected("--output", output)
         try:
             with safe_write.replacing(output, errors="backslashreplace") as fh:
                 writer(fmt)(report, fh, color=False)
@@ -50,6 +51,15 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
         text.write(report, stream, color=color, quiet=True)
         return
     writer(fmt)(report, stream, color=color)
+
+
+def refuse_redirected(flag: str, path: str) -> None:
+    """A path named under the working directory is written there: one whose directory a
+    link takes outside it (a branch's committed `reports -> ~/.config/...`) is refused."""
+    where = safe_write.redirected(path, [os.getcwd()])
+    if where is not None:
+        raise ReviewAgentError(f"{flag} {path}: a link takes its directory to {where}, outside "
+                               "the working directory; refused (name the real path)")
 
 
 def shows_excerpts(fmt: str, trigger: str, shard: str = "") -> bool:

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -353,6 +354,10 @@ def _finalize(graph: Graph, registry: Mapping[str, NodeFn], state: dict[str, Any
 
 def events_writer(path: str | Path) -> tuple[EventSink, Callable[[], None]]:
     """An event sink appending JSON lines to `path`, and the function that closes it."""
+    where = safe_write.redirected(path, [os.getcwd()])
+    if where is not None:  # a branch's committed `logs -> ~/.config/...`
+        raise ReviewAgentError(f"cannot write events to {path}: a link takes its directory "
+                               f"to {where}, outside the working directory; refused")
     try:
         stream: IO[str] = safe_write.open_append(path)  # closed by the caller
     except OSError as exc:

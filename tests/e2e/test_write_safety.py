@@ -182,3 +182,32 @@ def test_install_never_reads_through_a_committed_hook_link(repo_with_commit: Rep
     commit_link(repo_with_commit, ".husky/pre-commit", fifo)
     res = run_cli(repo_with_commit.path, "install", timeout=60)  # a read would block
     assert res.returncode == 2 and "--force" in res.stderr, res.stderr
+
+
+@pytest.mark.slow
+def test_every_command_refuses_a_committed_directory_link_out_of_the_checkout(
+        repo_with_commit: Repo, tmp_path: Path) -> None:
+    """`reports -> <outside>` committed by a branch: `review`, `secrets` and `report merge`
+    (run in CI as much as `ci` is) write no report or event log through it; a path the user
+    writes outside on purpose is still written."""
+    outside = tmp_path / "autostart"
+    outside.mkdir()
+    commit_link(repo_with_commit, "reports", outside)
+    repo_with_commit.stage({"src/app.py": "def add(a, b):\n    breakpoint()\n    return a\n"})
+    mine = tmp_path / "mine.json"
+    assert run_cli(repo_with_commit.path, "review", "--format", "json",
+                   "--output", str(mine)).returncode == 0
+    for args in (("review", "--format", "json", "--output", "reports/review.json"),
+                 ("review", "--events", "reports/events.jsonl"),
+                 ("secrets", "--format", "json", "--output", "reports/secrets.json"),
+                 ("report", "merge", str(mine), "--format", "html", "--output",
+                  "reports/page.html")):
+        res = run_cli(repo_with_commit.path, *args)
+        assert res.returncode == 2, (args, res.stderr)
+        assert res.stderr.count("\n") == 1 and "reports/" in res.stderr, (args, res.stderr)
+    assert list(outside.iterdir()) == []
+    inside = repo_with_commit.path / "out"
+    inside.mkdir()
+    assert run_cli(repo_with_commit.path, "review", "--format", "json", "--output",
+                   "out/review.json").returncode == 0  # a real directory of the checkout
+    assert json.loads((inside / "review.json").read_text())["findings"]
