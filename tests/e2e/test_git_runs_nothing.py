@@ -12,6 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from test_ci import EXPECTED, World, clone_of, keyed, world  # noqa: F401 - fixture reused
 
 HOOKS = ("reference-transaction", "pre-auto-gc", "post-checkout", "post-index-change",
@@ -111,5 +112,37 @@ def test_ci_refuses_a_git_config_that_includes_a_file_of_the_checkout(world: Wor
         assert proc.stdout == ""
     # the setting is live: git's own fetch runs the branch's upload-pack
     subprocess.run(["git", "fetch", "-q", "origin", "main"], cwd=clone.path, env=env,
+                   capture_output=True)
+    assert marker.exists()
+
+
+@pytest.mark.slow
+def test_drivers_the_branch_names_in_gitattributes_never_run(world: World,  # noqa: F811
+                                                             tmp_path: Path) -> None:
+    """The user's own textconv, diff and filter drivers (git-lfs, a decrypting textconv),
+    an external diff, a pager and an fsmonitor: a branch's `* diff=x filter=x` names them
+    for every file, and none runs while `hook`, `review` or `ci` reads the change."""
+    marker = tmp_path / "ran.txt"
+    clone = world.clone
+    clone.commit("attributes", {".gitattributes": "* diff=x filter=x\n",
+                                "src/extra.py": "def f():\n    breakpoint()\n"})
+    clone.stage({"src/staged.py": "def g():\n    breakpoint()\n"})
+    run = f"echo ran >> '{marker}'"
+    for key, value in (("diff.x.textconv", f"sh -c '{run}; cat \"$1\"' -"),
+                       ("diff.x.command", f"sh -c '{run}'"), ("diff.external", f"sh -c '{run}'"),
+                       ("filter.x.clean", f"sh -c '{run}; cat'"),
+                       ("filter.x.smudge", f"sh -c '{run}; cat'"),
+                       ("filter.x.process", f"sh -c '{run}'"), ("filter.x.required", "true"),
+                       ("core.pager", f"sh -c '{run}; cat'"), ("core.fsmonitor", f"sh -c '{run}'")):
+        subprocess.run(["git", "config", "--global", key, value], check=True)
+    for args in (("hook",), ("review", "--base", "origin/main"), ("review", "--all-files"),
+                 ("review", "src/extra.py"), ("ci", "--base", "origin/main")):
+        proc = subprocess.run(["review-agent", *args, "--format", "json"], cwd=clone.path,
+                              text=True, capture_output=True)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert json.loads(proc.stdout)["findings"], args
+        assert not marker.exists(), (args, marker.read_text())
+    # the drivers are live: git's own diff runs the textconv
+    subprocess.run(["git", "diff", "HEAD~1", "--", "src/extra.py"], cwd=clone.path,
                    capture_output=True)
     assert marker.exists()
