@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from test_ci import EXPECTED, World, clone_of, keyed, world  # noqa: F401 - fixture reused
 
+from tests.conftest import Repo
+
 HOOKS = ("reference-transaction", "pre-auto-gc", "post-checkout", "post-index-change",
          "post-rewrite", "fsmonitor-watchman")
 
@@ -146,3 +148,41 @@ def test_drivers_the_branch_names_in_gitattributes_never_run(world: World,  # no
     subprocess.run(["git", "diff", "HEAD~1", "--", "src/extra.py"], cwd=clone.path,
                    capture_output=True)
     assert marker.exists()
+
+
+@pytest.mark.slow
+def test_ci_fetch_fetches_no_submodule_of_the_branch(world: World, tmp_path: Path  # noqa: F811
+                                                     ) -> None:
+    """A submodule's URL comes from the branch's .gitmodules; `ci` fetches the base branch
+    of this repository and nothing from there (git's default fetches a submodule whose
+    commit the fetched branch moved)."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(sub)], check=True)
+    sub_repo = Repo(sub)
+    sub_repo.commit("one", {"lib.py": "X = 1\n"})
+    allow = ("-c", "protocol.file.allow=always")
+    world.upstream.git(*allow, "submodule", "add", "-q", f"file://{sub}", "vendor/lib")
+    world.upstream.git("commit", "-q", "-m", "submodule")
+    world.upstream.git("push", "-q", "origin", "main")
+    env = {**os.environ, "GITLAB_CI": "true", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
+    clone = clone_of(world.origin, tmp_path / "gl", "--branch", "main")
+    clone.git(*allow, "submodule", "update", "-q", "--init")
+    clone.git("checkout", "-q", "-b", "feature")
+    clone.commit("feature", {"src/app.py": "def f():\n    breakpoint()\n"})
+    clone.git("branch", "-q", "-D", "main")  # as a branch-only clone
+    clone.git("update-ref", "-d", "refs/remotes/origin/main")
+    sub_repo.commit("two", {"lib.py": "X = 2\n"})  # main moves the submodule on
+    world.upstream.git(*allow, "submodule", "update", "-q", "--remote", "vendor/lib")
+    world.upstream.git("commit", "-q", "-am", "bump lib")
+    world.upstream.git("push", "-q", "origin", "main")
+    proc = subprocess.run(["review-agent", "ci", "--format", "json"], cwd=clone.path,
+                          text=True, capture_output=True, env=env)
+    assert "fetching it" in proc.stderr and "could not fetch" not in proc.stderr, proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert not (clone.path / ".git" / "modules" / "vendor" / "lib" / "FETCH_HEAD").exists()
+    # git's own fetch of the same commits fetches the submodule
+    clone.git("update-ref", "-d", "refs/remotes/origin/main")
+    subprocess.run(["git", *allow, "fetch", "-q", "origin", "main"], cwd=clone.path,
+                   capture_output=True, env=env)
+    assert (clone.path / ".git" / "modules" / "vendor" / "lib" / "FETCH_HEAD").exists()
