@@ -55,28 +55,49 @@ def exemption_findings(change: Change, options: CheckSettings, minified: Mapping
         if fc.path in CONFIG_FILES or name == "pyproject.toml":
             out.extend(_config_lines(fc, (blobs or {}).get(fc.new_sha)))
         elif name == ".gitattributes":
-            out.extend(_attribute_lines(fc))
+            out.extend(_attribute_lines(fc, (blobs or {}).get(fc.new_sha)))
         elif fc.path in GITLEAKS_FILES:
             out.extend(_gitleaks_edit(fc))
     return out
 
 
-def _hides(attribute: str) -> bool:
+def _hides(attribute: str, macros: Mapping[str, list[str]], depth: int = 0) -> bool:
     """An attribute that hides a file's diff: git shows it as binary (`-diff`, `binary`, a
     `diff=` driver, which may say binary or textconv), or GitHub folds it away as generated
-    or vendored code."""
+    or vendored code; or a macro (`[attr]quiet -diff`, the file's own or the base's) that
+    sets one of those."""
     name, _, value = attribute.partition("=")
     if attribute in ("-diff", "binary") or (name == "diff" and value):
         return True
-    return name in ("linguist-generated", "linguist-vendored") and value in ("", "true")
+    if name in ("linguist-generated", "linguist-vendored") and value in ("", "true"):
+        return True
+    return (depth < _MACRO_DEPTH and attribute in macros
+            and any(_hides(a, macros, depth + 1) for a in macros[attribute]))
 
 
-def _attribute_lines(fc: FileChange) -> Iterator[Finding]:
+_MACRO_DEPTH = 8  # macros naming macros: deeper than anyone writes, short of a cycle
+
+
+def _macros(blob: bytes | None, fc: FileChange) -> dict[str, list[str]]:
+    """`[attr]NAME ATTRS` definitions: those of the whole new file when its blob is at hand
+    (a macro of the base's that the branch only uses), else of its added lines."""
+    lines = (blob.decode("utf-8", "replace").split("\n") if blob is not None
+             else [text for _, text in fc.added_lines])
+    out: dict[str, list[str]] = {}
+    for line in lines:
+        words = line.split()
+        if words and words[0].startswith("[attr]"):
+            out[words[0][len("[attr]"):]] = words[1:]
+    return out
+
+
+def _attribute_lines(fc: FileChange, blob: bytes | None = None) -> Iterator[Finding]:
+    macros = _macros(blob, fc)
     for no, text in fc.added_lines:
         words = text.split()
-        if not words or words[0].startswith("#"):
+        if not words or words[0].startswith(("#", "[attr]")):  # a macro hides where used
             continue
-        hiding = [w for w in words[1:] if _hides(w)]
+        hiding = [w for w in words[1:] if _hides(w, macros)]
         if hiding:
             yield finding(EXEMPTION, fc.path, no,
                           f"an attribute that hides diffs is added ({' '.join(hiding)}): git "

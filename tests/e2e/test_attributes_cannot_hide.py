@@ -61,3 +61,27 @@ def test_a_real_binary_stays_binary(world: World) -> None:  # noqa: F811
         _, found, _ = ci(world, srv)
     assert ("firmware.dat", "binary-file") in {(f["path"], f["rule"]) for f in found}
     assert "IHDR" not in "".join(r.user for r in srv.requests)
+
+
+
+@pytest.mark.parametrize(("base", "branch"), [
+    ("", "[attr]quiet -diff\n*.py quiet\n"),  # a macro of the branch's own
+    ("", "[attr]folded linguist-generated\n[attr]quiet folded binary\nsrc/*.py quiet\n"),
+    ("[attr]quiet -diff\n", "[attr]quiet -diff\n*.py quiet\n"),  # the base's macro, used
+])
+def test_a_macro_that_hides_is_reported_where_it_is_used(world: World,  # noqa: F811
+                                                         base: str, branch: str) -> None:
+    if base:  # main has the macro; the branch, rebased onto it, only uses it
+        world.upstream.commit("macro", {".gitattributes": base})
+        world.upstream.git("push", "-q", "origin", "main")
+        world.clone.git("fetch", "-q", "origin")
+        world.clone.git("rebase", "-q", "origin/main")
+    world.clone.commit("hide", {".gitattributes": branch, "src/hidden.py": HIDDEN})
+    with ModelServer() as srv:
+        _, found, err = ci(world, srv)
+    rules = {(f["path"], f["rule"]) for f in found}
+    assert {("src/hidden.py", "debugger"), ("src/hidden.py", "eval-exec")} <= rules, err
+    exemption = [f for f in found if f["path"] == ".gitattributes"]
+    used = branch.count("\n")  # the last line uses the macro; defining one hides nothing
+    assert [(f["rule"], f["line"]) for f in exemption] == [("self-exemption", used)], exemption
+    assert "quiet" in exemption[0]["message"]
