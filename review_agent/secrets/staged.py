@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
@@ -129,10 +130,8 @@ def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
     unreadable files are skipped."""
     hits: list[SecretHit] = []
     for path in walk_files(paths):
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
+        data = read_regular(path)
+        if data is None:
             continue
         text = decode_text(data)
         if text is not None:
@@ -142,13 +141,39 @@ def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
     return hits
 
 
+_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(
+    os, "O_NOCTTY", 0)
+
+
+def read_regular(path: str) -> bytes | None:
+    """The bytes of `path` when it is a regular file (a link named on the command line is
+    followed to one), else None: a committed `zero -> /dev/zero` is never read for ever."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with open(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def walk_files(paths: Sequence[str]) -> Iterator[str]:
-    """The files named, and the files under the directories named (VCS and cache dirs skipped)."""
+    """The files named, and the files under the directories named (VCS and cache dirs
+    skipped; a link found there is not followed, as gitleaks does not: a committed
+    `notes -> ~/.aws/credentials` or `zero -> /dev/zero` stays where it points)."""
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 for f in sorted(files):
-                    yield os.path.join(root, f)
+                    full = os.path.join(root, f)
+                    if not os.path.islink(full):
+                        yield full
         else:
             yield p

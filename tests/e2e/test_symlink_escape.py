@@ -8,6 +8,8 @@ it is sent. The outside files hold a marker that must never reach the model or t
 
 from __future__ import annotations
 
+import json
+import resource
 import shutil
 import subprocess
 from pathlib import Path
@@ -101,3 +103,33 @@ def test_config_through_a_link_out_of_the_repository(linked: Repo, tmp_path: Pat
     assert srv.requests, proc.stderr
     assert MARKER not in sent(srv)
     assert "outside the repository" in proc.stderr
+
+
+def _bounded_memory() -> None:  # a regression reads /dev/zero: fail, not eat the machine
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def test_secrets_scan_of_a_tree_follows_no_committed_link(repo_with_commit: Repo,
+                                                          tmp_path: Path) -> None:
+    """`review-agent secrets .` (a CI step scanning the checkout, as `gitleaks dir` does)
+    on a branch that commits `zero -> /dev/zero` (read for ever) and `creds -> a file of the
+    runner's holding a key`: neither is read; a link named on the command line is followed
+    only to a regular file."""
+    key = "AKIA" + "QZ7XKWM4NJPHRCT5"
+    runner_file = tmp_path / "runner-credentials"
+    runner_file.write_text(f"aws_access_key_id = {key}\n")
+    for name, target in (("zero", "/dev/zero"), ("creds", str(runner_file))):
+        (repo_with_commit.path / name).symlink_to(target)
+    repo_with_commit.commit("scan me", {"src/ok.py": "X = 1\n"})
+    repo_with_commit.git("add", "zero", "creds")
+    repo_with_commit.git("commit", "-q", "--no-verify", "-m", "links")
+    for args in ((".",), ("zero",)):
+        proc = subprocess.run(["review-agent", "secrets", *args, "--format", "json"],
+                              cwd=repo_with_commit.path, text=True, capture_output=True,
+                              timeout=60, preexec_fn=_bounded_memory)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert json.loads(proc.stdout)["findings"] == [], args
+    named = subprocess.run(["review-agent", "secrets", "creds", "--format", "json"],
+                           cwd=repo_with_commit.path, text=True, capture_output=True, timeout=60)
+    assert [f["rule"] for f in json.loads(named.stdout)["findings"]] == [
+        "secret/aws-access-key-id"]  # named by the user: read
