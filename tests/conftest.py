@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +21,28 @@ GIT_ENV = {
 }
 
 
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory this run's xdist workers share (each worker's base temp dir is in it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def _package_caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """pre-commit's store and the caches of the pip and virtualenv it runs, one per run and
+    shared by its workers (each locks what it writes), as a user's machine keeps them: the
+    environment of a hook repository at one commit is built once, not once per worker, and
+    wheels are downloaded once. pip never caches a wheel it builds from a local directory,
+    so the project itself is built afresh in every environment."""
+    shared = run_dir(tmp_path_factory)
+    return {"PRE_COMMIT_HOME": str(shared / "pre-commit-cache"),
+            "PIP_CACHE_DIR": str(shared / "pip-cache"),
+            "VIRTUALENV_OVERRIDE_APP_DATA": str(shared / "virtualenv-app-data")}
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-                  ) -> Iterator[None]:
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                  _package_caches: dict[str, str]) -> Iterator[None]:
     """Every test runs with a throwaway HOME, global git config and cache dir."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
@@ -29,7 +50,8 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))
+    for key, value in _package_caches.items():
+        monkeypatch.setenv(key, value)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     for key in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF",
@@ -90,6 +112,37 @@ class Repo:
         return self.git("rev-parse", "HEAD").strip()
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """The directory `build` fills, built by the first test of this process that asks for
+    `name` and kept, with the path it was built at, for the later ones to copy."""
+    marker = tmp_path_factory.getbasetemp() / f"template-{name}.path"
+    if not marker.exists():
+        where = tmp_path_factory.mktemp(f"template-{name}")
+        build(where)
+        marker.write_text(str(where))
+    return Path(marker.read_text())
+
+
+def copy_repositories(template: Path, dest: Path) -> None:
+    """Copy the git repositories under `template` into `dest` as if they had been built there:
+    remote URLs naming `template` name `dest` instead, and each index is refreshed so that
+    its stat data describes the copied files (a copy's inodes and times differ)."""
+    shutil.copytree(template, dest, symlinks=True, dirs_exist_ok=True)
+    work_trees = []
+    for dirpath, dirnames, filenames in os.walk(dest):
+        if "objects" in dirnames and "HEAD" in filenames:  # a git directory
+            dirnames.clear()
+            texts = [Path(dirpath, n) for n in ("config", "FETCH_HEAD") if n in filenames]
+            for f in [*texts, *Path(dirpath, "logs").rglob("*")]:  # reflogs name the remote
+                if f.is_file():
+                    f.write_bytes(f.read_bytes().replace(bytes(template), bytes(dest)))
+            if Path(dirpath).name == ".git" and "index" in filenames:
+                work_trees.append(Path(dirpath).parent)
+    for tree in work_trees:
+        git(tree, "update-index", "-q", "--refresh")
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Repo:
     """An empty repository (no commits) on branch main."""
@@ -114,8 +167,16 @@ def repo_with_commit(git_repo: Repo) -> Repo:
 
 @pytest.fixture(scope="session")
 def hook_repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project as a hook repository for pre-commit (one per test process: pre-commit
-    builds its environment once and reuses it)."""
+    """The project as a hook repository for pre-commit, one per run, made by the first worker
+    that needs it (the others wait on its lock): pre-commit builds its environment once, in
+    the shared store, and every worker's tests reuse it."""
     from tests.helpers import project_snapshot_repo
 
-    return project_snapshot_repo(tmp_path_factory.mktemp("hookrepo") / "review-agent")
+    shared = run_dir(tmp_path_factory)
+    dest, done = shared / "hookrepo" / "review-agent", shared / "hookrepo.done"
+    with open(shared / "hookrepo.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            project_snapshot_repo(dest)
+            done.touch()
+    return dest

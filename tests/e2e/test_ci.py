@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import Repo, git
+from conftest import Repo, built_once, copy_repositories, git
 
 from review_agent.cli.entry import main
 from review_agent.config.options import Options
@@ -41,7 +41,14 @@ def clone_of(origin: Path, dest: Path, *args: str) -> Repo:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> World:
+def world(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> World:
+    """A bare origin, its upstream and a clone on a feature branch, in `tmp_path`: a copy of
+    the one built by this process's first test that asks (some 25 git processes each)."""
+    copy_repositories(built_once(tmp_path_factory, "world", build_world), tmp_path)
+    return World(Repo(tmp_path / "upstream"), tmp_path / "origin.git", Repo(tmp_path / "clone"))
+
+
+def build_world(tmp_path: Path) -> None:
     origin = tmp_path / "origin.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True)
     upstream_path = tmp_path / "upstream"
@@ -66,7 +73,6 @@ def world(tmp_path: Path) -> World:
     upstream.commit("main only", {"src/main_only.py": "def f():\n    breakpoint()\n"})
     upstream.git("push", "-q", "origin", "main")
     clone.git("fetch", "-q", "origin")
-    return World(upstream, origin, clone)
 
 
 def run_ci(repo: Repo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
