@@ -35,9 +35,15 @@ def _package_caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     wheels are downloaded once. pip never caches a wheel it builds from a local directory,
     so the project itself is built afresh in every environment."""
     shared = run_dir(tmp_path_factory)
-    return {"PRE_COMMIT_HOME": str(shared / "pre-commit-cache"),
-            "PIP_CACHE_DIR": str(shared / "pip-cache"),
-            "VIRTUALENV_OVERRIDE_APP_DATA": str(shared / "virtualenv-app-data")}
+    caches = {"PRE_COMMIT_HOME": str(shared / "pre-commit-cache"),
+              "PIP_CACHE_DIR": str(shared / "pip-cache"),
+              "VIRTUALENV_OVERRIDE_APP_DATA": str(shared / "virtualenv-app-data")}
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # an environment that writes no bytecode beside the sources would have every CLI
+        # process the tests start compile the whole package again: this run's bytecode
+        # goes to its own temp directory instead, written once and read by the rest
+        caches["PYTHONPYCACHEPREFIX"] = str(shared / "pycache")
+    return caches
 
 
 @pytest.fixture(autouse=True)
@@ -52,6 +58,8 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in _package_caches.items():
         monkeypatch.setenv(key, value)
+    if "PYTHONPYCACHEPREFIX" in _package_caches:
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     for key in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF",
