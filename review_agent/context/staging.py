@@ -13,7 +13,8 @@ from review_agent.context.render import file_size
 from review_agent.context.skips import SKIP, skip_reason
 from review_agent.hook import early
 from review_agent.records import Change, ContextBundle, ContextFile, FileChange
-from review_agent.secrets import SecretHit, known
+from review_agent.secrets import SecretHit, kept, known
+from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.text.paths import SOURCE, is_test_path, language_of
 
 
@@ -101,7 +102,10 @@ def path_hits(change: Change) -> list[SecretHit]:
     # one component per line (a path is names, not one long token), a blank line between
     # paths; one scan for all of them
     text = "\n\n".join(path.replace("/", "\n") for path in _paths(change))
-    return secrets.scan_text(text, "", recall=True)
+    # a hex or UUID name (a content-addressed directory, a build id) stays readable: a path
+    # is masked for a provider's token or a random-looking token, not for an id
+    return [h for h in secrets.scan_text(text, "", recall=True)
+            if not (h.rule in RECALL_RULES and kept.is_id_name(h.value))]
 
 
 def keep_path_hits(change: Change, hits: list[SecretHit]) -> None:

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from review_agent.secrets import assign, decode, joining, tokens
+from review_agent.secrets import (
+    assign,
+    auth_header,
+    decode,
+    joining,
+    kept,
+    tokens,
+    word_tokens,
+)
 from review_agent.secrets.assign import Span
 from review_agent.secrets.rule import Rule
 
@@ -26,6 +34,10 @@ RULES: dict[str, Rule] = {
         Rule("sql-password", "Password in an SQL statement", (), "", kind="recall",
              precise=False),
         Rule("high-entropy-token", "High-entropy token", (), "", kind="recall", precise=False),
+        Rule("credential-word-token", "Random token beside a credential word", (), "",
+             kind="recall", precise=False),
+        Rule("authorization-header", "Authorization header credential", (), "",
+             kind="recall", precise=False),
         Rule("encoded-secret", "Base64 value holding a secret", (), "", kind="recall",
              precise=False),
         Rule("kubernetes-secret-data", "Kubernetes Secret data value", (), "", kind="recall",
@@ -46,6 +58,16 @@ def recall_spans(text: str, path: str, lock: bool, inner: Inner | None) -> list[
     runs = tokens.runs(text)
     spans.extend(Span(((s, e),), "high-entropy-token")
                  for s, e in tokens.token_spans(text, lock, runs))
+    spans.extend(Span(((s, e),), "authorization-header")
+                 for s, e in auth_header.authorization_spans(text, low))
+    spans.extend(Span(((s, e),), "credential-flag")
+                 for s, e in auth_header.user_flag_spans(text, low))
+    if not lock:  # a lock file's hashes sit beside package names (`jsonwebtoken`, `keytar`)
+        spans.extend(Span(((s, e),), "credential-word-token")
+                     for s, e in word_tokens.word_token_spans(text, low, runs))
+    # a pinned commit or an integrity hash stays readable, whatever names it
+    spans = [sp for sp in spans if len(sp.pieces) > 1
+             or not kept.is_pin_or_integrity(text, *sp.pieces[0])]
     if inner is None:
         return spans
     if "secret" in low:

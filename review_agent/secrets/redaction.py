@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from review_agent.records import Finding
@@ -10,6 +12,11 @@ from review_agent.secrets import known
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.placeholder import placeholder
 from review_agent.secrets.scanner import scan_text
+
+# The prompt's own framing (context.render): a file opens and closes on a line of its own,
+# with a fence id derived from the content, its path (scanned and masked as a path already:
+# context.staging.path_hits), status and language. None of it is a secret.
+FENCE = re.compile(r"^(?:<<<FILE [0-9a-f]{16} path=\"[^\n]*|FILE [0-9a-f]{16}>>>)$", re.M)
 
 
 def mask(value: str) -> str:
@@ -100,7 +107,19 @@ def redact_request(text: str) -> str:
     """The last pass before bytes leave for a model: no NUL-interleaved text, no secret."""
     if "\0" in text:
         text = text.replace("\0", "")
-    return redact(text)[0]
+    fences = [m.span() for m in FENCE.finditer(text)]
+    if not fences:
+        return redact(text)[0]
+    starts = [s for s, _ in fences]  # in order, not overlapping
+    hits = []
+    for h in scan_text(text, recall=True):
+        i = bisect_left(starts, h.end)  # fences starting before the hit's end
+        if not (i and fences[i - 1][1] > h.start):
+            hits.append(h)
+    if not hits:
+        return known.scrub(text)
+    known.remember(hits)
+    return known.scrub(replace_hits(text, hits))
 
 
 def secret_fingerprint(rule: str, path: str, masked: str) -> str:

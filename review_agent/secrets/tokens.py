@@ -10,10 +10,14 @@ import math
 import re
 import string
 
+from review_agent.secrets import kept
 from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
 from review_agent.secrets.window import line_around, previous_line
 
 HEX = re.compile(r"[0-9a-fA-F]+")
+# A vendor's prefix before a hex body (`slk_<64 hex>`, `rootly_<64 hex>`): hex entropy is at
+# most 4 bits a character, so the body is judged as hex, not by the whole token's entropy.
+PREFIXED_HEX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,15}[_\-]([0-9a-fA-F]{32,})")
 HASH_CONTEXT = re.compile(
     r"(?i)sha|md5|hash|digest|checksum|integrity|commit|\brev|fingerprint|etag|\boid\b"
     r"|object|blob|tree|crc|h1:|nonce|test_?vector|\bguid|uuid|build[_-]?id|\bref\b|merkle"
@@ -51,7 +55,8 @@ def token_spans(text: str, lock: bool = False,
     out: list[tuple[int, int]] = []
     for s, e in runs(text) if found is None else found:
         value = text[s:e]
-        if _plausible_token(value) and not _hash_here(text, s, e, value, lock):
+        if (_plausible_token(value) and not hash_here(text, s, e, value, lock)
+                and not kept.is_kept(text, s, e)):
             out.append((s, e))
     return out
 
@@ -63,6 +68,9 @@ def _plausible_token(value: str) -> bool:
         return False
     if HEX.fullmatch(v):
         return n >= HEX_MIN and len(set(v)) >= 10
+    prefixed = PREFIXED_HEX.fullmatch(v)
+    if prefixed:
+        return len(set(prefixed.group(1))) >= 10
     if UUID.search(value):
         return False
     if "/" in v:
@@ -85,14 +93,17 @@ def _plausible_token(value: str) -> bool:
 
 
 def _pathish(seg: str) -> bool:
+    if HEX.fullmatch(seg) and len(seg) >= HEX_MIN or UUID.fullmatch(seg):
+        return True  # a content-addressed directory or object name (`cache/<hex>/x`)
     return len(seg) <= 3 or is_wordy(seg) or seg.isalpha() or SEGMENT.fullmatch(seg) is not None \
         and sum(c.isdigit() for c in seg) <= 2
 
 
-def _hash_here(text: str, start: int, end: int, value: str, lock: bool) -> bool:
+def hash_here(text: str, start: int, end: int, value: str, lock: bool) -> bool:
     """A hex or base64 digest named as one on its line or the line before (as far as
     window.REACH characters from it)."""
-    if not HEX.fullmatch(value.strip("-_=")) and not lock:
+    core = value.strip("-_=")
+    if not HEX.fullmatch(core) and not PREFIXED_HEX.fullmatch(core) and not lock:
         return False
     ls, le = line_around(text, start, end)
     ps, _ = previous_line(text, ls)

@@ -1,0 +1,57 @@
+"""Recall tier: credentials on a command line, wherever it is written.
+
+The `user:secret` argument of a user flag (`-u`, `--user`, `-a`/`--auth` of HTTPie,
+`--basic-auth`, `--creds`) of any tool, and the credential of an `Authorization` header:
+
+`curl -H "Authorization: Token …"`, `wget --header=…`, `-Headers @{Authorization="…"}`,
+a raw HTTP request, a YAML or JSON headers map: after the name, an optional scheme word
+(`Bearer`, `Token`, `Splunk`, any) and the credential itself, of any length from 6
+characters. A template, a variable or a bare word (the scheme alone, `getToken`) stays.
+"""
+
+from __future__ import annotations
+
+import re
+
+from review_agent.secrets.shapes import is_words
+
+HEADER = re.compile(
+    r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?:([A-Za-z][\w\-]{0,30})[ \t]+)?([^\s\"'`,;(){}\[\]<>]{6,512})")
+NOT_VALUE = ("$", "%", "{", "<", "#{", "@")
+USER_FLAG = re.compile(
+    r"(?<![\w\-])(?:-u|--user|-a|--auth|--basic-auth|--creds?|--credentials)(?:[ \t]*|=)"
+    r"[\"']?[^\s:\"'$/]{1,64}:([^\s\"'`]{4,200})")
+FLAG_WORDS = ("-u", "--user", "-a", "--auth", "--basic-auth", "--cred")
+
+
+def user_flag_spans(text: str, low: str) -> list[tuple[int, int]]:
+    """(start, end) of each `user:secret` flag argument's secret."""
+    if not any(w in low for w in FLAG_WORDS):
+        return []
+    return [m.span(1) for m in USER_FLAG.finditer(text)
+            if not (m.group(1).startswith(NOT_VALUE) or _word(m.group(1)))]
+
+
+def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
+    """(start, end) of each header credential in `text` (`low`: text.lower())."""
+    if "authorization" not in low:
+        return []
+    out: list[tuple[int, int]] = []
+    pos = low.find("authorization")
+    while pos >= 0:
+        m = HEADER.match(text, pos)
+        if m:
+            value = m.group(2)
+            if not (value.startswith(NOT_VALUE) or _word(value)):
+                out.append(m.span(2))
+        pos = low.find("authorization", pos + 13)
+    return out
+
+
+def _word(value: str) -> bool:
+    """A scheme or an identifier (`Bearer`, `getAuthToken`, `auth.token`), not a credential."""
+    core = value.rstrip(".:")
+    if core.isalpha() and (core.islower() or core.isupper() or core.istitle()):
+        return True
+    return is_words(core)
