@@ -122,11 +122,13 @@ def redact_request(text: str) -> str:
     return known.scrub(replace_hits(text, hits))
 
 
-def secret_fingerprint(rule: str, path: str, masked: str) -> str:
+def secret_fingerprint(rule: str, path: str, masked: str, nth: int = 0) -> str:
     """A secret finding's own part: its rule, its file and its mask. Nothing the mask
     hides goes in, so no guess at the value can be tested against it; another value on
-    the same line (a rotated key) still differs, by its mask."""
-    key = "\0".join(("secret", rule, path, masked))
+    the same line (a rotated key) still differs, by its mask. `nth`: the rank of a copy
+    among those in the same file with the same mask (the first keeps the plain one)."""
+    parts = ("secret", rule, path, masked) + ((str(nth),) if nth else ())
+    key = "\0".join(parts)
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

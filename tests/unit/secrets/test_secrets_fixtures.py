@@ -39,22 +39,27 @@ def test_fixture_hit_is_info_and_still_found() -> None:
     assert f.severity == "info" and "test fixture" in f.message and f.rule == "secret/github-pat"
 
 
-def test_each_value_once_with_its_count() -> None:
+def test_every_place_of_a_value_is_its_own_finding() -> None:
     token = _token()
     hits = []
     for path in ("src/a.py", "src/b.py"):
         hits += scan_text(f'T = "{token}"\nU = "{token}"\n', path)
     assert len(hits) == 4
-    (f,) = hit_findings(hits)
-    assert (f.path, f.line, f.severity) == ("src/a.py", 1, "error")
-    assert f.message.endswith("(and 3 more places)")
+    found = hit_findings(hits + hits)  # the same hit twice is still one place
+    assert [(f.path, f.line, f.severity) for f in found] == [
+        ("src/a.py", 1, "error"), ("src/a.py", 2, "error"), ("src/b.py", 1, "error"),
+        ("src/b.py", 2, "error")]
+    assert len({f.fingerprint for f in found}) == 4
+    assert all(f.message.endswith("(one of 4 places with this value)") for f in found)
+    assert not any(token[4:] in f.message + f.fingerprint for f in found)
 
 
 def test_a_value_also_outside_fixtures_stays_an_error() -> None:
     token = _token()
     hits = scan_text(f'T = "{token}"\n', "tests/t.py") + scan_text(f'T = "{token}"\n', "app.py")
-    (f,) = hit_findings(hits)
-    assert f.severity == "error" and "fixture" not in f.message
+    found = hit_findings(hits)
+    assert [f.path for f in found] == ["app.py", "tests/t.py"]
+    assert all(f.severity == "error" and "fixture" not in f.message for f in found)
 
 
 def test_two_values_two_findings() -> None:
@@ -69,9 +74,11 @@ def test_staged_fixture_key_does_not_block_the_commit(repo_with_commit: Repo) ->
     res = run_cli(repo_with_commit.path, "secrets", "--staged", "--format", "json")
     assert res.returncode == 0, res.stdout + res.stderr
     findings = json.loads(res.stdout)["findings"]
-    assert [(f["severity"], f["rule"]) for f in findings] == [("info", "secret/github-pat")]
-    assert "3 more places" in findings[0]["message"] and token not in res.stdout
+    assert [(f["path"], f["severity"], f["rule"]) for f in findings] == [
+        ("docs/api.md", "info", "secret/github-pat")] + [
+        (f"tests/fixtures/c{i}.json", "info", "secret/github-pat") for i in range(3)]
+    assert "one of 4 places" in findings[0]["message"] and token not in res.stdout
     repo_with_commit.stage({"src/settings.py": f'TOKEN = "{token}"\n'})
     res = run_cli(repo_with_commit.path, "secrets", "--staged", "--format", "json")
     assert res.returncode == 1
-    assert [f["severity"] for f in json.loads(res.stdout)["findings"]] == ["error"]
+    assert [f["severity"] for f in json.loads(res.stdout)["findings"]] == ["error"] * 5
