@@ -56,15 +56,15 @@ def recall_spans(text: str, path: str, lock: bool, inner: Inner | None) -> list[
     low = text.lower()
     spans = assign.assignments(text, path, low)
     runs = tokens.runs(text)
-    spans.extend(Span(((s, e),), "high-entropy-token")
-                 for s, e in tokens.token_spans(text, lock, runs))
+    taken = tokens.token_spans(text, lock, runs)
+    spans.extend(Span(((s, e),), "high-entropy-token") for s, e in taken)
     spans.extend(Span(((s, e),), "authorization-header")
                  for s, e in auth_header.authorization_spans(text, low))
     spans.extend(Span(((s, e),), "credential-flag")
                  for s, e in auth_header.user_flag_spans(text, low))
     if not lock:  # a lock file's hashes sit beside package names (`jsonwebtoken`, `keytar`)
         spans.extend(Span(((s, e),), "credential-word-token")
-                     for s, e in word_tokens.word_token_spans(text, low, runs))
+                     for s, e in word_tokens.word_token_spans(text, low, runs, set(taken)))
     # a pinned commit or an integrity hash stays readable, whatever names it
     spans = [sp for sp in spans if len(sp.pieces) > 1
              or not kept.is_pin_or_integrity(text, *sp.pieces[0])]

@@ -27,11 +27,14 @@ WORD_JOIN = re.compile(r"[_\-]")
 NEAR = 512  # how far along its line a word is looked for from a token
 
 
-def word_token_spans(text: str, low: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def word_token_spans(text: str, low: str, runs: list[tuple[int, int]],
+                     taken: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset()
+                     ) -> list[tuple[int, int]]:
     """(start, end) of each random-looking piece of a run on a line naming a credential word.
 
-    `runs`: tokens.runs(text). Linear: the words are found in one pass, each run looks
-    for one by bisection within NEAR characters of its own line.
+    `runs`: tokens.runs(text); `taken`: the runs another tier already redacts. Linear: the
+    words are found in one pass, each run looks for one by bisection within NEAR characters
+    of its own line.
     """
     if not runs:
         return []
@@ -40,7 +43,7 @@ def word_token_spans(text: str, low: str, runs: list[tuple[int, int]]) -> list[t
         return []
     out: list[tuple[int, int]] = []
     for s, e in runs:
-        if not _word_near(text, words, s, e):
+        if (s, e) in taken or not _word_near(text, words, s, e):
             continue
         for ps, pe in _random_pieces(text, s, e):
             if not (kept.is_kept(text, ps, pe)
