@@ -43,15 +43,17 @@ def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
         m = HEADER.match(text, pos)
         if m:
             value = m.group(2)
-            if not (value.startswith(NOT_VALUE) or _word(value)):
+            call = text.startswith("(", m.end(2))  # `getAuthHeader(user)`: code
+            if not (value.startswith(NOT_VALUE) or call or _word(value)):
                 out.append(m.span(2))
         pos = low.find("authorization", pos + 13)
     return out
 
 
 def _word(value: str) -> bool:
-    """A scheme or an identifier (`Bearer`, `getAuthToken`, `auth.token`), not a credential."""
+    """A scheme or a dotted or snake-case name (`Bearer`, `auth.token`, `api_key`), not a
+    credential; a bare run of mixed-case letters may be one (`jaLTJetacx`)."""
     core = value.rstrip(".:")
     if core.isalpha() and (core.islower() or core.isupper() or core.istitle()):
         return True
-    return is_words(core)
+    return any(c in core for c in "._") and is_words(core)

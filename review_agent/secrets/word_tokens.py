@@ -15,16 +15,19 @@ import re
 from bisect import bisect_left
 
 from review_agent.secrets import kept, tokens
-from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy
-from review_agent.secrets.shapes import is_words
+from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
+from review_agent.secrets.shapes import is_typed_placeholder, is_words
 
 # Lower-case text: the credential words, as substrings (`Atlassianbearer`, `X-API-KEY`)
 WORD = re.compile(r"key|secret|token|passw|pwd|auth|credential|creds|private|session"
                   r"|bearer|api|access")
 HEX = re.compile(r"[0-9a-fA-F]+")
 PIECE = re.compile(r"[^/]+")
+DIGIT_INSIDE = re.compile(r"[a-z][0-9]+[a-z]|[A-Z][0-9]+[a-z]")
+CAPS_RUN = re.compile(r"[A-Z]{7,}[a-z]")
 WORD_JOIN = re.compile(r"[_\-]")
 NEAR = 512  # how far along its line a word is looked for from a token
+URL_REACH = 256  # how far back a word's URL scheme is looked for
 
 
 def word_token_spans(text: str, low: str, runs: list[tuple[int, int]],
@@ -38,7 +41,7 @@ def word_token_spans(text: str, low: str, runs: list[tuple[int, int]],
     """
     if not runs:
         return []
-    words = [m.start() for m in WORD.finditer(low)]
+    words = [m.start() for m in WORD.finditer(low) if not _in_url(low, m.start())]
     if not words:
         return []
     out: list[tuple[int, int]] = []
@@ -50,6 +53,15 @@ def word_token_spans(text: str, low: str, runs: list[tuple[int, int]],
                     or tokens.hash_here(text, ps, pe, text[ps:pe], False)):
                 out.append((ps, pe))
     return out
+
+
+def _in_url(low: str, pos: int) -> bool:
+    """The word is part of a URL (`https://api.example.com/…`): it names a host or a path,
+    not the value beside it."""
+    lo = max(0, pos - URL_REACH)
+    chunk = max(low.rfind(" ", lo, pos), low.rfind("\n", lo, pos), low.rfind('"', lo, pos),
+                low.rfind("'", lo, pos))
+    return low.find("://", max(chunk, lo), pos) >= 0
 
 
 def _word_near(text: str, words: list[int], s: int, e: int) -> bool:
@@ -82,6 +94,13 @@ def _path(run: str) -> bool:
     return len(segs) > 1 and sum(not is_random(p) for p in segs) * 2 >= len(segs)
 
 
+def _identifier(v: str) -> bool:
+    """Word parts joined as code names them (`UILaunchStoryboardName`, `utf8Decoder`); a
+    digit inside a lower-case run (`Ei1n`) or seven capitals before a small letter
+    (`AVXXMXDFyy`) is a generator's, not a name's."""
+    return is_wordy(v) and not DIGIT_INSIDE.search(v) and not CAPS_RUN.search(v)
+
+
 def is_random(value: str) -> bool:
     """16+ characters random for their alphabet, not words, a constant or a path."""
     v = value.strip("-_=")
@@ -90,12 +109,11 @@ def is_random(value: str) -> bool:
         return False
     if UUID.fullmatch(v):
         return True
-    if v.isdigit():  # many kinds of digit, not counting up or down (`1234567890…`)
-        steps = sum((int(b) - int(a)) % 10 in (1, 9) for a, b in zip(v, v[1:], strict=False))
-        return len(set(v)) >= 6 and steps < n // 2
+    if v.isdigit():  # many kinds of digit, not typed along the keys (`1234567890…`)
+        return len(set(v)) >= 6 and not is_typed_placeholder(v)
     if HEX.fullmatch(v):
         return n >= 32 and len(set(v)) >= 8
-    if "/" in v or CONSTANT_VALUE.fullmatch(v) or is_words(v):
+    if "/" in v or CONSTANT_VALUE.fullmatch(v) or _identifier(v) or is_words(v):
         return False
     if WORD_JOIN.search(v) and all(p.isalpha() or p.isdigit() or len(p) <= 6
                                    for p in WORD_JOIN.split(v) if p):
