@@ -11,6 +11,7 @@ from review_agent.errors import NotAGitRepository, ReviewAgentError
 
 if TYPE_CHECKING:
     from review_agent.config.options import Options
+    from review_agent.hook.prefetch import Prefetch
 
 # Each command's modules are imported in its own branch (`# lazy`): a command imports what it
 # runs, not what every other command needs.
@@ -25,12 +26,14 @@ def _root_or_none() -> Path | None:
         return None
 
 
-def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
+        prefetched: Prefetch | None = None) -> int:
+    """Run `args.command`; `prefetched` is the hook's staged change, being read."""
     cmd = args.command
     if cmd == "hook":
         from review_agent.commands.review import hook_command  # lazy: per command
 
-        return hook_command(args, stream, env)
+        return hook_command(args, stream, env, prefetched)
     if cmd == "review":
         from review_agent.commands.review import review_command  # lazy: per command
 

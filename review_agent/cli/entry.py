@@ -1,7 +1,7 @@
 """Command line: the entry point and the one top-level error handler.
 
 The grammar lives in `arguments` (argparse, imported only when a command needs parsing);
-a hook with nothing staged is answered before any of it (`fast_hook`).
+a hook with nothing staged is answered before any of it (`hook.fast_path`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
     from typing import TextIO
+
+    from review_agent.hook.prefetch import Prefetch
 
 NOTHING_STAGED = "review-agent: nothing staged to review\n"
 
@@ -36,45 +38,27 @@ def _stdout() -> TextIO:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The program (`argv` None: the command line's) or one command run in this process.
-
-    The program's hook ends without tearing its heap down: a 2,000-file change leaves
-    some 80 MB of small objects, and freeing them one by one took 50-60 ms after the
-    answer was printed. Its output is flushed, every file it wrote is closed by then,
-    and no thread of its is left with work to finish."""
-    code = _run(list(sys.argv[1:] if argv is None else argv))
-    if argv is None and sys.argv[1:2] == ["hook"]:
-        _exit_at_once(code)
-    return code
-
-
-def _exit_at_once(code: int) -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more to say there
-            pass
-    os._exit(code)
+    """The program (`argv` None: the command line's) or one command run in this process."""
+    return _run(list(sys.argv[1:] if argv is None else argv))
 
 
 def _run(argv: list[str]) -> int:
     try:
+        prefetched: Prefetch | None = None
         if argv[:1] == ["hook"] and not _skipped():
             # lazy: the empty hook imports nothing else
             from review_agent.hook.fast_path import reviews_staged, staged_diff
 
-            staged = staged_diff(argv[1:], os.environ)
-            if staged == b"":
+            diff = staged_diff(argv[1:], os.environ)
+            if diff == b"":
                 if "-q" not in argv and "--quiet" not in argv:
                     sys.stdout.write(NOTHING_STAGED)
                 return 0
             if reviews_staged(argv[1:], os.environ):  # the diff runs only then
-                from review_agent.hook import prefetch as staged_read  # lazy: a change only
+                from review_agent.hook import prefetch  # lazy: a change only
 
                 # git diffs the change on the other core while the rest is imported
-                staged_read.start(None if isinstance(staged, bytes) else staged)
-        elif "review_agent.hook.prefetch" in sys.modules:
-            sys.modules["review_agent.hook.prefetch"].forget()
+                prefetched = prefetch.start(None if isinstance(diff, bytes) else diff)
         from review_agent.cli.arguments import command_of, hoist  # lazy: past the empty hook
 
         argv = hoist(argv)
@@ -89,7 +73,7 @@ def _run(argv: list[str]) -> int:
         progress.configure(quiet=bool(getattr(args, "quiet", False)))
         try:
             with signals.handled():
-                return dispatch(args)
+                return dispatch(args, prefetched)
         except signals.Terminated:
             sys.stderr.write("review-agent: terminated\n")
             return signals.Terminated.exit_code
@@ -108,7 +92,8 @@ def _skipped() -> bool:
     return bool(os.environ.get("REVIEW_AGENT_SKIP") or os.environ.get("SKIP"))
 
 
-def dispatch(args: argparse.Namespace) -> int:
+def dispatch(args: argparse.Namespace, prefetched: Prefetch | None = None) -> int:
+    """Run the parsed command; `prefetched`: the hook's staged change, being read."""
     from review_agent.cli import dispatch as commands  # lazy: the commands and what they import
 
-    return commands.run(args, _stdout(), os.environ)
+    return commands.run(args, _stdout(), os.environ, prefetched)

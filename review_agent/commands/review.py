@@ -11,16 +11,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
-from review_agent.hook import prefetch as staged_read
+from review_agent.hook import prefetch
+from review_agent.hook.prefetch import Prefetch
 from review_agent.records import NULL_IDS, Change, FileChange
 from review_agent.vcs import git
 
 if TYPE_CHECKING:
     from review_agent.config.options import Options
+    from review_agent.review.file_work import FileWork
 
 # Only git and the records are imported up front: the configuration, the scanner and the
-# report writers are imported when there is something to review. The hook imports them
-# while git reads the staged change in the background (staged_read), in this order.
+# report writers (some 105 ms, which a hook skipped by SKIP does not pay) are imported when
+# there is something to review. The hook imports them while git reads the staged change in
+# the background (`Prefetch`), in this order; the functions below import them ("lazy").
 REVIEW_MODULES = (
     "review_agent.config.command_line", "review_agent.review.pipeline", "review_agent.secrets",
     "review_agent.checks", "review_agent.team", "review_agent.graph.engine",
@@ -30,7 +33,7 @@ REVIEW_MODULES = (
 
 
 def warn(message: str) -> None:
-    from review_agent.config.command_line import warn as write
+    from review_agent.config.command_line import warn as write  # lazy: see REVIEW_MODULES
 
     write(message)
 
@@ -41,62 +44,68 @@ def skipped(env: Mapping[str, str]) -> bool:
     return "review-agent" in {s.strip() for s in env.get("SKIP", "").split(",")}
 
 
-def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
+                 prefetched: Prefetch | None = None) -> int:
     """The pre-commit entry: advisory, except that a reported secret stops the commit.
 
-    A problem of ours (a bad config, graph or prompt library) is a warning and never
-    switches the secret scan off: the review falls back to defaults, then to the scanner.
+    `prefetched` is the staged change the entry point started reading (None: nothing read
+    ahead, git is asked in turn). A problem of ours (a bad config, graph or prompt library)
+    is a warning and never switches the secret scan off: the review falls back to
+    defaults, then to the scanner.
     """
     if skipped(env):
         if not args.quiet:
             stream.write("review-agent: skipped (REVIEW_AGENT_SKIP or SKIP)\n")
         return 0
-    root = staged_read.toplevel(Path.cwd())  # not a repository: exit 2, one line
-    staged_read.import_while_reading(REVIEW_MODULES)
+    reads = prefetched if prefetched is not None else prefetch.unread()
+    root = reads.toplevel(Path.cwd())  # not a repository: exit 2, one line
+    reads.import_while_reading(REVIEW_MODULES)
     options = _hook_options(args, root)
-    _prework(root, options)  # while git diffs the rest (when it was started early)
+    ahead = _work_ahead(reads, root, options)  # while git diffs the rest
     stopped = "push stopped" if _is_push(args, env) else "commit stopped"
     try:
-        hook = _hook_change(root, args, env)
+        hook = _hook_change(root, args, env, reads)
     except ReviewAgentError as exc:  # nothing to scan: the gate fails closed
         return scan_failed(exc, options, stopped)
     if hook.change is None:
         if not args.quiet:
             stream.write(f"review-agent: {hook.label}\n")
         return 0
-    from review_agent.review.pipeline import needs_test_search
+    from review_agent.review.pipeline import needs_test_search  # lazy: see REVIEW_MODULES
 
     if needs_test_search(hook.change):
-        staged_read.search_tests(root)
+        reads.search_tests(root)
     stopped = "push stopped" if hook.push else "commit stopped"
     try:
         try:
             return _review_and_report(root, hook.change, options, args, stream,
-                                      trigger="pre_commit", blobs=hook.blobs, stopped=stopped)
+                                      trigger="pre_commit", blobs=hook.blobs, stopped=stopped,
+                                      ahead=ahead, reads=reads)
         except (ConfigError, GraphError) as exc:  # the repository prompts or graph: without them
             if options.prompts_dir is None and options.graph is None:
                 raise
             warn(f"{exc}; reviewing with the packaged prompts and graph")
             options = options._replace(prompts_dir=None, graph=None)
             return _review_and_report(root, hook.change, options, args, stream,
-                                      trigger="pre_commit", blobs=hook.blobs, stopped=stopped)
+                                      trigger="pre_commit", blobs=hook.blobs, stopped=stopped,
+                                      ahead=ahead, reads=reads)
     except ReviewAgentError as exc:
         # our own trouble is a warning; the secrets are still looked for
         warn(f"{exc}; review skipped, secrets scanned alone")
-        from review_agent.commands.output import emit
-        from review_agent.commands.secrets_cmd import change_report
-        from review_agent.review.gate import secret_gate
+        from review_agent.commands.output import emit  # lazy: see REVIEW_MODULES
+        from review_agent.commands.secrets_cmd import change_report  # lazy: see REVIEW_MODULES
+        from review_agent.review.gate import secret_gate  # lazy: see REVIEW_MODULES
 
         try:
             report = change_report(root, hook.change, options, hook.blobs)
         except ReviewAgentError as failed:
             return scan_failed(failed, options, stopped)
         try:  # inline ignores and the baseline hold here too
-            from review_agent.review import filters
-            from review_agent.review.pipeline import with_new_blobs
+            from review_agent.review import filters  # lazy: see REVIEW_MODULES
+            from review_agent.review.pipeline import with_new_blobs  # lazy: see REVIEW_MODULES
 
             change, blobs = ((hook.change, hook.blobs) if hook.blobs is not None
-                             else with_new_blobs(root, hook.change))
+                             else with_new_blobs(root, hook.change, reads.read_blobs_sized))
             report = filters.apply(report, root, change, blobs, options, warn)
         except ReviewAgentError as trouble:
             warn(f"{trouble}; every reported secret counts")
@@ -118,42 +127,31 @@ def scan_failed(exc: Exception, options: Options, stopped: str) -> int:
     return 1
 
 
-def _prework(root: Path, options: Options) -> None:
-    """The secret scan and the line rules of each staged file as git's diff brings it,
-    while the hook would wait for the rest: the review takes what was done
-    (`secrets.staged.prescan`, `checks.runner.precheck`) and does what is left, the line
-    rules here and the scan beside them in a child for a big change."""
-    from review_agent.checks.runner import precheck
-    from review_agent.context.skips import keep_skip_reason
-    from review_agent.hook import early
-    from review_agent.review.filters import PRAGMA, names_review_agent
-    from review_agent.secrets.staged import prescan
+def _work_ahead(reads: Prefetch, root: Path, options: Options) -> dict[str, FileWork]:
+    """The work of each staged file (`file_work.analyse_file`) done as git's diff brings
+    it, while the hook would wait for the rest, by path: the review takes it where it was
+    done for the very file, blob and settings it reviews, and does what is left."""
+    # lazy: see REVIEW_MODULES
+    from review_agent.review.file_work import FileSettings, analyse_file
 
-    allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
+    settings = FileSettings.of(options)
+    done: dict[str, FileWork] = {}
 
-    def scan(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
+    def work(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
         try:
-            prescan(fc, blobs.get(fc.new_sha), allow, allow_paths)
-            keep_skip_reason(fc, blobs, options)  # the rest of the staging the child does
-            early.keep(PRAGMA, fc, (), None, names_review_agent(fc))
-        except Exception:  # noqa: BLE001 - the review scans the file again and says what failed
+            done[fc.path] = analyse_file(fc, blobs, settings)
+        except Exception:  # noqa: BLE001 - the review does the file again and says what failed
             pass
 
-    def check(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
-        try:
-            precheck(fc, options, blobs)
-        except Exception:  # noqa: BLE001 - the review checks the file again and says what failed
-            pass
-
-    # what is left of the scans runs in a child for a big change, the line rules left here:
-    # each_file keeps the two even
-    staged_read.each_file(root, scan, check)
+    reads.each_file(root, work)
+    return done
 
 
 def _hook_options(args: argparse.Namespace, root: Path) -> Options:
     """The hook's options: a bad file or value is a warning and a default, never a skip."""
+    # lazy: see REVIEW_MODULES
     from review_agent.config.command_line import apply_args, load_options, worktree_reader
-    from review_agent.config.options import Options
+    from review_agent.config.options import Options  # lazy: see REVIEW_MODULES
 
     try:
         return load_options(args, worktree_reader(root), root=root, lenient=True)
@@ -167,8 +165,9 @@ def _hook_options(args: argparse.Namespace, root: Path) -> Options:
 
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
+    # lazy: see REVIEW_MODULES
     from review_agent.config.command_line import cli_updates, load_options, worktree_reader
-    from review_agent.review.range_options import range_options
+    from review_agent.review.range_options import range_options  # lazy: see REVIEW_MODULES
 
     root = git.toplevel(Path.cwd())
     prompt_files = None
@@ -205,7 +204,7 @@ def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, s
 def _review_whole(root: Path, paths: Sequence[str], options: Options,
                   args: argparse.Namespace, stream: TextIO) -> int:
     """`review PATH...` / `review --all-files`: files as the work tree has them, whole."""
-    from review_agent.vcs import whole_files
+    from review_agent.vcs import whole_files  # lazy: see REVIEW_MODULES
 
     if args.base or args.head or args.staged:
         raise ReviewAgentError("PATHS and --all-files review files whole: "
@@ -250,7 +249,8 @@ def _is_push(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
                 or args.stage == "pre-push" or env.get("PRE_COMMIT_REMOTE_NAME"))
 
 
-def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]) -> HookChange:
+def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str],
+                 reads: Prefetch) -> HookChange:
     from_ref, to_ref = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
     if from_ref and to_ref:  # pre-commit's pre-push stage
         change = _push_range(root, from_ref, to_ref)
@@ -260,10 +260,10 @@ def _hook_change(root: Path, args: argparse.Namespace, env: Mapping[str, str]) -
     if _is_push(args, env):
         change, label = _plain_pre_push(root)
         return HookChange(change, label, push=True)
-    return _commit_change(root, args.files)
+    return _commit_change(root, args.files, reads)
 
 
-def _commit_change(root: Path, files: Sequence[str]) -> HookChange:
+def _commit_change(root: Path, files: Sequence[str], reads: Prefetch) -> HookChange:
     """The staged change, or the named files whole when they are not what is staged.
 
     pre-commit passes the staged files on a commit, every tracked file with `run
@@ -273,7 +273,7 @@ def _commit_change(root: Path, files: Sequence[str]) -> HookChange:
     names are a subset of it (a `files:`/`exclude:` filter, or one of several invocations
     of a very long list).
     """
-    change = staged_read.staged_change(root)
+    change = reads.staged_change(root)
     if files:
         named = list(dict.fromkeys(posixpath.normpath(f.replace(os.sep, "/")) for f in files))
         staged = {fc.path for fc in change.files if fc.status != "D"}
@@ -289,7 +289,7 @@ def _commit_change(root: Path, files: Sequence[str]) -> HookChange:
 
 
 def _whole(root: Path, paths: Sequence[str]) -> HookChange:
-    from review_agent.vcs import whole_files
+    from review_agent.vcs import whole_files  # lazy: see REVIEW_MODULES
 
     change, blobs = whole_files.from_worktree(root, paths)
     if not change.files:
@@ -360,9 +360,13 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        stream: TextIO, *, trigger: str,
                        prompt_files: Mapping[str, str] | None = None,
                        blobs: dict[str, bytes | None] | None = None,
-                       stopped: str | None = None) -> int:
+                       stopped: str | None = None,
+                       ahead: Mapping[str, FileWork] | None = None,
+                       reads: Prefetch | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
-    reported secret stops; `blobs` marks files reviewed whole."""
+    reported secret stops; `blobs` marks files reviewed whole; `ahead` and `reads` are the
+    hook's work done ahead and its reads (see `review_change`)."""
+    # lazy, the three: see REVIEW_MODULES
     from review_agent.commands.output import emit, exit_code, shows_excerpts
     from review_agent.review.gate import secret_gate
     from review_agent.review.pipeline import review_change, review_incomplete
@@ -370,12 +374,14 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     options = options._replace(excerpts=shows_excerpts(args.fmt or "text", trigger))
 
     if blobs is not None:
-        from review_agent.vcs.whole_files import CHANGE_SHAPE_RULES
+        from review_agent.vcs.whole_files import CHANGE_SHAPE_RULES  # lazy: see REVIEW_MODULES
 
         options = options._replace(disable=(*options.disable, *CHANGE_SHAPE_RULES))
-    report = review_change(root, change, options, trigger=trigger,
-                           events_path=getattr(args, "events", None), prompt_files=prompt_files,
-                           blobs=blobs)
+    report = review_change(
+        root, change, options, trigger=trigger, events_path=getattr(args, "events", None),
+        prompt_files=prompt_files, blobs=blobs, ahead=ahead,
+        read_blobs=git.read_blobs_sized if reads is None else reads.read_blobs_sized,
+        has_test_files=git.has_test_files if reads is None else reads.has_test_files)
     if blobs is not None:
         report = report._replace(final_output={**report.final_output,
                                                "reviewed_whole": len(change.files)})

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from review_agent.config.options import Options
-from review_agent.hook import early
 from review_agent.records import FileChange
 from review_agent.text.paths import (
     is_generated_name,
@@ -20,24 +19,6 @@ from review_agent.text.paths import (
 SNIFF = 8192  # bytes looked at for NUL (binary) and generated-code markers
 MINIFIED_AVG = 500  # average line length above which text is minified, not written
 MINIFIED_STEP = 8192
-
-SKIP = "skip reason"  # the kind of `early` value `keep_skip_reason` keeps
-
-
-def keep_skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options,
-                     reason: str | None | object = early.MISSING) -> None:
-    """Why a file is not reviewed (`reason`, or found now), for the staging to take (the
-    hook asks while git still diffs the next files)."""
-    if reason is early.MISSING:
-        reason = skip_reason(fc, blobs, options)
-    early.keep(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha), reason)
-
-
-def has_skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options
-                    ) -> bool:
-    """Whether the staging will take a skip reason found ahead for `fc`."""
-    return early.has(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha))
-
 
 def skip_reason(fc: FileChange, blobs: Mapping[str, bytes | None], options: Options
                 ) -> str | None:

@@ -3,15 +3,13 @@ the files not reviewed with their reasons."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import partial
+from collections.abc import Mapping, Sequence
 
 from review_agent import secrets
 from review_agent.config.options import Options
 from review_agent.context.excerpts import stage_file
 from review_agent.context.render import file_size
-from review_agent.context.skips import SKIP, skip_reason
-from review_agent.hook import early
+from review_agent.context.skips import skip_reason
 from review_agent.records import Change, ContextBundle, ContextFile, FileChange
 from review_agent.secrets import SecretHit, kept, known
 from review_agent.secrets.recall import RULES as RECALL_RULES
@@ -19,13 +17,18 @@ from review_agent.text.paths import SOURCE, is_test_path, language_of
 
 
 def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], options: Options,
-                         *, recall: bool = True, excerpts: bool = True) -> ContextBundle:
+                         *, recall: bool = True, excerpts: bool = True,
+                         skip_reasons: Sequence[str | None] | None = None,
+                         added_hits: Sequence[Sequence[SecretHit] | None] = ()
+                         ) -> ContextBundle:
     """The bundle a model sees: redacted excerpts of every reviewable file, within the budget.
 
     `recall=False` (a model that reads no context, like the builtin one) redacts the
     precise tier only: nothing leaves the machine, so the recall tier's cost buys nothing.
     `excerpts=False` (that model, and an output that shows no excerpts): the files are
     listed without excerpts and only their added lines are scanned, for the report.
+    `skip_reasons[i]` and `added_hits[i]`, when given, are the i-th file's `skip_reason`
+    and `secrets.scan_file` (with these options), found before (None: not found).
     """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     budget = options.max_context_bytes
@@ -34,23 +37,25 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     not_reviewed: list[tuple[str, str]] = []
     staged: list[tuple[tuple[int, str], ContextFile, int, int]] = []
     hits: list[SecretHit] = []
-    rescan: list[FileChange] = []  # files whose blob the redaction did not already scan
-    for fc in sorted(change.files, key=lambda f: f.path):
-        reason = early.take_or(SKIP, fc, tuple(options.exclude), blobs.get(fc.new_sha),
-                               partial(skip_reason, fc, blobs, options))
+    rescan: list[int] = []  # files whose blob the redaction did not already scan
+    changed = change.files
+    for i in sorted(range(len(changed)), key=lambda i: changed[i].path):
+        fc = changed[i]
+        reason = (skip_reasons[i] if skip_reasons is not None
+                  else skip_reason(fc, blobs, options))
         if reason is not None:
             not_reviewed.append((fc.path, reason))
-            rescan.append(fc)
+            rescan.append(i)
             continue
         if not excerpts:
             language = "symlink" if fc.is_symlink else language_of(fc.path)
             staged.append((_priority(fc), ContextFile(fc.path, fc.old_path, fc.status,
                                                       language, ()), 0, 0))
-            rescan.append(fc)
+            rescan.append(i)
             continue
         cf, redacted, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options, recall)
         if blob_hits is None:
-            rescan.append(fc)
+            rescan.append(i)
         else:  # what scan_change reports: the blob's hits that touch an added line
             added = {no for no, _ in fc.added_lines}
             hits.extend(h for h in blob_hits
@@ -60,10 +65,11 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
             not_reviewed.append((fc.path, "too large"))
             continue
         staged.append((_priority(fc), cf, size, redacted))
-    early.forget(SKIP)
     # every file is scanned, the ones not reviewed too
-    hits.extend(secrets.scan_change(change._replace(files=tuple(rescan)), blobs, allow=allow,
-                                    allow_paths=allow_paths))
+    hits.extend(secrets.scan_change(
+        change._replace(files=tuple(changed[i] for i in rescan)), blobs, allow=allow,
+        allow_paths=allow_paths,
+        done=[added_hits[i] if i < len(added_hits) else None for i in rescan]))
     secret_findings = tuple(sorted(secrets.hit_findings(hits),
                                    key=lambda f: (f.path, f.line, f.rule)))
     kept: list[ContextFile] = []
@@ -88,33 +94,15 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
 def scan_paths_of(change: Change) -> list[SecretHit]:
     """Secrets in file and directory names (each component scanned like a line of text),
     remembered so every output masks them."""
-    paths = _paths(change)
-    hits = _path_scans.pop(paths, None)
-    _path_scans.clear()
-    if hits is None:
-        hits = path_hits(change)
-    known.remember(hits)
-    return hits
-
-
-def path_hits(change: Change) -> list[SecretHit]:
-    """The secrets `scan_paths_of` finds (not remembered)."""
     # one component per line (a path is names, not one long token), a blank line between
     # paths; one scan for all of them
     text = "\n\n".join(path.replace("/", "\n") for path in _paths(change))
     # a hex or UUID name (a content-addressed directory, a build id) stays readable: a path
     # is masked for a provider's token or a random-looking token, not for an id
-    return [h for h in secrets.scan_text(text, "", recall=True)
+    hits = [h for h in secrets.scan_text(text, "", recall=True)
             if not (h.rule in RECALL_RULES and kept.is_id_name(h.value))]
-
-
-def keep_path_hits(change: Change, hits: list[SecretHit]) -> None:
-    """`path_hits(change)`, found ahead, for `scan_paths_of` to take (for these very
-    paths only)."""
-    _path_scans[_paths(change)] = hits
-
-
-_path_scans: dict[tuple[str, ...], list[SecretHit]] = {}
+    known.remember(hits)
+    return hits
 
 
 def _paths(change: Change) -> tuple[str, ...]:

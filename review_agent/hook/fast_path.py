@@ -5,7 +5,7 @@ Most `git commit` runs through pre-commit with review-agent among many hooks, an
 answer should cost what the interpreter costs. The one process is the review's own diff,
 `git diff-index --cached -p HEAD` (GIT_INDEX_FILE when git set it): it prints nothing
 when the index equals HEAD's tree. When it prints something, the running diff is handed
-to the full hook, which reads the rest while it imports (`staged_read`). Anything else (no
+to the full hook, which reads the rest while it imports (`prefetch`). Anything else (no
 HEAD yet, not a repository, a pre-push, an option this path does not know) falls through
 to the full hook, which says what is wrong or reviews.
 """

@@ -9,14 +9,12 @@ the baseline holds (baseline.py) are hidden and counted in the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 
 from review_agent.checks import RULES, ignores
 from review_agent.checks.new_lines import new_lines
 from review_agent.config.options import Options
 from review_agent.fingerprints import context_fingerprint, secret_rows, unique
-from review_agent.hook import early
 from review_agent.records import Change, FileChange, Finding, Report
 from review_agent.review import baseline
 
@@ -42,22 +40,18 @@ def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str]
     return unique(out)
 
 
-PRAGMA = "names review-agent"  # the kind of `early` value `names_review_agent` keeps
-
-
 def names_review_agent(fc: FileChange) -> bool:
     """Whether an added line of `fc` may name `review-agent` (a pragma to check)."""
     text = "\n".join([ln.text for h in fc.hunks for ln in h.lines if ln.kind == "+"])
     return "review-agent" in text or "review-agent" in text.lower()
 
 
-def _may_hold_pragmas(change: Change) -> list[FileChange]:
-    """The files whose added lines may name `review-agent` (asked while git diffed, for
-    the files the hook got to then)."""
-    out = [fc for fc in change.files
-           if early.take_or(PRAGMA, fc, (), None, partial(names_review_agent, fc))]
-    early.forget(PRAGMA)
-    return out
+def _may_hold_pragmas(change: Change, flags: Sequence[bool] | None) -> list[FileChange]:
+    """The files whose added lines may name `review-agent` (`flags[i]`: `names_review_agent`
+    of the i-th file, when found before)."""
+    if flags is None:
+        return [fc for fc in change.files if names_review_agent(fc)]
+    return [fc for fc, flag in zip(change.files, flags, strict=True) if flag]
 
 
 def baseline_path(root: Path, options: Options) -> Path | None:
@@ -68,14 +62,16 @@ def baseline_path(root: Path, options: Options) -> Path | None:
 
 
 def apply(report: Report, root: Path, change: Change, blobs: Mapping[str, bytes | None],
-          options: Options, warn: Callable[[str], None] | None = None) -> Report:
+          options: Options, warn: Callable[[str], None] | None = None, *,
+          pragma_flags: Sequence[bool] | None = None) -> Report:
     """The report with fingerprints set, inline-ignored findings dropped and baselined ones
-    hidden; problems (an unreadable baseline, an unknown id in a pragma) become warnings."""
+    hidden; problems (an unreadable baseline, an unknown id in a pragma) become warnings.
+    `pragma_flags` are the change's files' `names_review_agent`, when found before."""
     lines = file_lines(change, blobs)
     findings = refingerprint(report.findings, lines)
     kept, _ = ignores.apply(findings, lines)
     warnings = list(ignores.unknown_ids(
-        ((fc.path, no, text) for fc in _may_hold_pragmas(change)
+        ((fc.path, no, text) for fc in _may_hold_pragmas(change, pragma_flags)
          for no, text in fc.added_lines), RULES))
     hidden = 0
     path = baseline_path(root, options)

@@ -2,29 +2,40 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from review_agent import secrets
+from review_agent.checks import run_checks
 from review_agent.config.options import Options
-from review_agent.hook import prefetch as staged_read
-from review_agent.hook import shared_scan
-from review_agent.hook.prefetch import BLOB_READ_LIMIT
+from review_agent.errors import ConfigError, ReviewAgentError
+from review_agent.findings import finding_disabled, line_texts, merge
+from review_agent.graph.engine import events_writer, limits_for, run_graph
+from review_agent.graph.spec import load_graph
+from review_agent.models import make_adapter
+from review_agent.models.base import ModelAdapter, ModelSettings
 from review_agent.records import Change, ContextBundle, Finding, Report, ReviewedFile
+from review_agent.review import filters
+from review_agent.review.file_work import FileSettings, FileWork, for_change
+from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.stream import skeleton
+from review_agent.team import NODES
+from review_agent.team.prompts import load_library, load_library_from_files
+from review_agent.team.runtime import TeamContext
+from review_agent.team.staging import review_bundle, scans_added_lines_only
+from review_agent.team.state import initial_state
+from review_agent.text.paths import is_test_path, language_of
 from review_agent.vcs import git
-
-if TYPE_CHECKING:
-    from review_agent.models.base import ModelAdapter
-    from review_agent.team.runtime import TeamContext
+from review_agent.vcs.git import BLOB_READ_LIMIT, new_blob_ids
 
 # Blobs larger than BLOB_READ_LIMIT are not read; their files are "not reviewed" (their
 # added lines are still scanned for secrets from the diff).
+BlobReader = Callable[[Path, Sequence[str], int], git.BlobsAndSizes]
 # An oversized file's blob is read this far for the secret scan alone (about 2 s at 18 MB/s).
 SECRET_SCAN_LIMIT = 32 * 1024 * 1024
-# A change this big (added lines) scans for secrets in a forked child beside the line rules.
-FORK_ADDED_LINES = 10_000
 
 REVIEW_REQUEST = {
     "pre_commit": "Review the staged change before it is committed.",
@@ -44,6 +55,9 @@ def review_change(
     prompts_dir: str | None = None,
     part: Collection[str] | None = None,
     blobs: Mapping[str, bytes | None] | None = None,
+    ahead: Mapping[str, FileWork] | None = None,
+    read_blobs: BlobReader = git.read_blobs_sized,
+    has_test_files: Callable[[Path], bool] = git.has_test_files,
 ) -> Report:
     """Run the review graph over `change`; never raises for model trouble.
 
@@ -52,19 +66,19 @@ def review_change(
     some of them judge it as a whole (tests moved between files, source without tests), and
     report only on the part's paths, so the parts' reports add up to the whole one.
     `blobs` (new-side id -> bytes) is given when the change was not read from git's objects
-    (whole work-tree files); otherwise the blobs are read from the repository.
+    (whole work-tree files); otherwise the blobs are read from the repository (`read_blobs`,
+    the hook's read them while it started). `ahead` is work done on files of the change
+    before (by path, `file_work.analyse_file`), taken where it was done for the same file,
+    blob and settings. `has_test_files` answers whether the repository has tests at all.
     """
-    from review_agent.team.runtime import TeamContext
-    from review_agent.team.state import initial_state
-
     started = time.perf_counter()
     check_reviewer_prompt(prompts_dir or options.prompts_dir, prompt_files)
     if blobs is None:
-        change, blobs = with_new_blobs(root, change)
+        change, blobs = with_new_blobs(root, change, read_blobs)
     whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None
     if part is not None:
         owned = frozenset(part)
-        whole = (change, blobs, _has_tests(root, change))
+        whole = (change, blobs, _has_tests(root, change, has_test_files))
         change = change._replace(files=tuple(f for f in change.files if f.path in owned))
         keep = {f.new_sha for f in change.files}
         blobs = {sha: b for sha, b in blobs.items() if sha in keep}
@@ -75,10 +89,9 @@ def review_change(
         blobs=blobs,
         prompts_dir=prompts_dir or options.prompts_dir,
         prompt_files=prompt_files,
-        has_tests=_has_tests(root, change),
+        has_tests=_has_tests(root, change, has_test_files),
     )
-    ctx, kept = with_deterministic(ctx, whole)
-    staged_read.settled()  # the heavy reading is done: the collector at its pace again
+    ctx, kept, work = with_deterministic(ctx, whole, ahead or {})
     state = initial_state(
         input=REVIEW_REQUEST.get(trigger, REVIEW_REQUEST["manual"]),
         trigger_source=trigger,
@@ -88,10 +101,10 @@ def review_change(
     )
     final = isolated_run(state, ctx, options.graph, events_path)
     report = build_report(final, change, options, trigger, time.perf_counter() - started, kept)
-    from review_agent.review import filters
 
-    report = filters.apply(report, root, change, blobs, options)
-    return report._replace(files=reviewed_files(change, ctx.staged))
+    flags = [w.names_review_agent for w in work] if len(work) == len(change.files) else None
+    report = filters.apply(report, root, change, blobs, options, pragma_flags=flags)
+    return report._replace(files=reviewed_files(change, ctx.bundle))
 
 
 def reviewed_files(change: Change, bundle: ContextBundle | None) -> tuple[ReviewedFile, ...]:
@@ -105,97 +118,68 @@ def reviewed_files(change: Change, bundle: ContextBundle | None) -> tuple[Review
 def with_deterministic(
     ctx: TeamContext,
     whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None,
-) -> tuple[TeamContext, tuple[Finding, ...]]:
+    ahead: Mapping[str, FileWork] | None = None,
+) -> tuple[TeamContext, tuple[Finding, ...], tuple[FileWork, ...]]:
     """The deterministic findings (secrets, conflict markers, builtin checks), computed
-    before the graph and the model and handed to the report whatever the graph does.
+    before the graph and the model and handed to the report whatever the graph does, and
+    the work of each file of the change they came from.
 
     `whole` (change, blobs, has_tests) is the whole change when `ctx.change` is one shard's
     part: the builtin checks run over it and keep the findings on the part's paths.
+    `ahead`: work done on files before (see `review_change`).
 
     The staged bundle goes along in the context so the graph does not stage it twice.
     A failure of the builtin checks costs only them: the secret findings stay.
     """
-    from review_agent import secrets
-    from review_agent.hook import beside
-    from review_agent.secrets import known
-
     assert ctx.change is not None
     change = ctx.change
-    # the scan in a child on the other core while the line rules run here (big changes);
-    # the parent, done first, scans from the other end of the files left (both_ends)
-    worth = sum(f.added for f in change.files) >= FORK_ADDED_LINES
-    left = shared_scan.files_left(ctx) if worth and beside.available() else None
-    shared = shared_scan.open_shared(len(left) + 1) if left else None  # + the paths' scan
-    plain = partial(_bundle_and_values, ctx)
-    staged = beside.start(partial(shared_scan.front_then, ctx, left, shared, plain)
-                          if left and shared else plain, worth=worth, fallback=plain)
-    if shared is not None:
-        if staged.forked:
-            shared.as_parent()
-        else:
-            shared.close()
-    helping = bool(left) and shared is not None and staged.forked
+    settings = FileSettings.of(ctx.options)
     try:
-        try:
-            checked: list[Finding] | None = _builtin_findings(ctx, whole)
-        except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
-            _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")
-            checked = None  # the graph's reviewer runs them again and reports the failure
-        if helping:
-            assert shared is not None
-            shared.send(shared_scan.back(ctx, left or (), shared))
-            helping = False
-        if staged.forked:
-            shared_scan.while_the_child_works(ctx)
-    except BaseException:  # interrupted: the child ends with the parent
-        staged.cancel()
-        raise
-    finally:
-        if helping and shared is not None:  # the child is never left waiting
-            shared.send({})
-    bundle, values = staged()
-    known.reset()
-    known.remember_values(values)  # what the scan found, masked in every output
+        work = for_change(change.files, ctx.blobs, settings, ahead or {},
+                          scan=scans_added_lines_only(ctx))
+        checked: list[Finding] | None = _builtin_findings(ctx, whole, work)
+    except Exception as exc:  # noqa: BLE001 - a rule's bug must not cost the secret findings
+        _warn(f"builtin checks failed ({type(exc).__name__}); secret findings kept")
+        checked = None  # the graph's reviewer runs them again and reports the failure
+        work = ()
+    hits = [w.secret_hits for w in work]
+    bundle = _bundle(ctx, [w.skip_reason for w in work] if work else None, hits)
     if bundle is not None:
         found = list(bundle.secret_findings)
     else:
         opts = ctx.options
         found = secrets.hit_findings(secrets.scan_change(
-            change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths))
+            change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths,
+            done=hits))
     deterministic = None if checked is None else tuple(found + checked)
     found.extend(checked or ())
-    return ctx._replace(staged=bundle, deterministic=deterministic), tuple(found)
+    return ctx._replace(bundle=bundle, deterministic=deterministic), tuple(found), work
 
 
-def _bundle_and_values(ctx: TeamContext) -> tuple[ContextBundle | None, dict[str, str]]:
-    """The staged bundle (None when it cannot be staged: the graph's staging node says
-    why) and the values its scan found."""
-    from review_agent.errors import ReviewAgentError
-    from review_agent.secrets import known
-    from review_agent.team.staging import review_bundle
-
+def _bundle(ctx: TeamContext, skip_reasons: Sequence[str | None] | None,
+            added_hits: Sequence[Sequence[SecretHit] | None]) -> ContextBundle | None:
+    """The staged bundle, or None when it cannot be staged (the graph's staging node says
+    why)."""
     try:
-        bundle: ContextBundle | None = review_bundle(ctx)
+        return review_bundle(ctx, skip_reasons, added_hits)
     except ReviewAgentError:
-        bundle = None
-    return bundle, known.values()
+        return None
 
 
 def _builtin_findings(ctx: TeamContext,
-                      whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None
-                      ) -> list[Finding]:
-    from review_agent.checks import run_checks
+                      whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None,
+                      work: Sequence[FileWork]) -> list[Finding]:
 
     assert ctx.change is not None
     if whole is None:
-        return run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs)
+        return run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs,
+                          lines=[w.lines for w in work])
     owned = {f.path for f in ctx.change.files}
     return [f for f in run_checks(whole[0], ctx.options, has_tests=whole[2], blobs=whole[1])
             if f.path in owned]
 
 
 def _warn(message: str) -> None:
-    import sys
 
     sys.stderr.write(f"review-agent: warning: {message}\n")
 
@@ -208,8 +192,6 @@ def isolated_run(state: dict[str, Any], ctx: TeamContext, graph_path: str | None
     A ReviewAgentError (an invalid graph, an unwritable events file) still reaches the
     user as one line; KeyboardInterrupt and SIGTERM still end the run at once.
     """
-    from review_agent.errors import ReviewAgentError
-
     try:
         return run_team(state, ctx, graph_path, events_path)
     except ReviewAgentError:
@@ -226,8 +208,6 @@ def check_reviewer_prompt(directory: str | None, files: Mapping[str, str] | None
     (exit 2) rather than let the graph fail with no findings at all."""
     if directory is None and files is None:
         return  # the packaged library
-    from review_agent.errors import ConfigError
-    from review_agent.team.prompts import load_library, load_library_from_files
 
     library = load_library_from_files(files) if files is not None else load_library(directory)
     if "reviewer" not in library:
@@ -235,23 +215,23 @@ def check_reviewer_prompt(directory: str | None, files: Mapping[str, str] | None
         raise ConfigError(f"{where} has no reviewer.md.j2 (role: reviewer)")
 
 
-def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes | None]]:
-    """The change with its new-side blob sizes, and the blobs (one cat-file process; the
-    hook's were read while it started, `staged_read`).
+def with_new_blobs(root: Path, change: Change, read_blobs: BlobReader = git.read_blobs_sized
+                   ) -> tuple[Change, dict[str, bytes | None]]:
+    """The change with its new-side blob sizes, and the blobs (`read_blobs`: one cat-file
+    process, or what the hook read while it started).
 
     Blobs over BLOB_READ_LIMIT are not read, except those of oversized files (too many
     changed lines to parse), read up to SECRET_SCAN_LIMIT so their secrets are still found.
     """
-    shas = staged_read.new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
+    shas = new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
     if not shas:
         return change, {}
-    blobs, sizes = staged_read.read_blobs_sized(root, shas, BLOB_READ_LIMIT)
+    blobs, sizes = read_blobs(root, shas, BLOB_READ_LIMIT)
     big = [f.new_sha for f in change.files if f.oversized and blobs.get(f.new_sha) is None
            and 0 < sizes.get(f.new_sha, 0) <= SECRET_SCAN_LIMIT]
     if big:
         blobs.update(git.read_blobs(root, big, SECRET_SCAN_LIMIT))
     # larger still: streamed, and only the lines holding a secret kept (bounded memory)
-    from review_agent.secrets.stream import skeleton
 
     for f in change.files:
         if (f.oversized and blobs.get(f.new_sha) is None
@@ -262,8 +242,6 @@ def with_new_blobs(root: Path, change: Change) -> tuple[Change, dict[str, bytes 
 
 
 def make_model(options: Options) -> ModelAdapter:
-    from review_agent.models import make_adapter
-    from review_agent.models.base import ModelSettings
 
     return make_adapter(options.model, ModelSettings(
         base_url=options.base_url,
@@ -280,10 +258,6 @@ def run_team(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
              sink: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Validate the graph (shipped or the user's), run it, write events to `events_path`
     (and to `sink`); `max_iterations` (the command line's) overrides the graph's."""
-    from review_agent.graph.engine import events_writer, limits_for, run_graph
-    from review_agent.graph.spec import load_graph
-    from review_agent.team import NODES
-
     graph = load_graph(graph_path, known=NODES)
     limits = limits_for(graph, max_iterations)
     emit: Callable[[dict[str, Any]], None] | None = None
@@ -304,21 +278,18 @@ def run_team(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
             close()
 
 
-def _has_tests(root: Path, change: Change) -> bool | None:
-    """Asked of git only when it matters: source changed and no test file touched."""
-    from review_agent.text.paths import is_test_path
-
+def _has_tests(root: Path, change: Change, has_test_files: Callable[[Path], bool]
+               ) -> bool | None:
+    """Asked (of git) only when it matters: source changed and no test file touched."""
     if any(is_test_path(f.path) for f in change.files):
         return True
     if not needs_test_search(change):
         return None
-    return staged_read.has_test_files(root)
+    return has_test_files(root)
 
 
 def needs_test_search(change: Change) -> bool:
     """Whether the review asks git if the repository has tests (`_has_tests`)."""
-    from review_agent.text.paths import is_test_path, language_of
-
     return (not any(is_test_path(f.path) for f in change.files)
             and any(language_of(f.path) for f in change.files))
 
@@ -329,8 +300,6 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
     included), `kept`, the deterministic findings computed before it, are in the report
     with whatever findings the graph did return. A graph that ends early without failing
     reports what it reports: that is the graph's choice, not an accident."""
-    from review_agent.findings import finding_disabled, line_texts, merge
-
     out: dict[str, Any] = dict(final.get("final_output") or {})
     findings = tuple(f for f in final.get("findings") or () if isinstance(f, Finding))
     failed = out.get("status") == "failed" or final.get("status") == "failed"

@@ -15,7 +15,7 @@ from review_agent.secrets.scanner import scan_text
 
 # The prompt's own framing (context.render): a file opens and closes on a line of its own,
 # with a fence id derived from the content, its path (scanned and masked as a path already:
-# context.staging.path_hits), status and language. None of it is a secret.
+# context.staging.scan_paths_of), status and language. None of it is a secret.
 FENCE = re.compile(r"^(?:<<<FILE [0-9a-f]{16} path=\"[^\n]*|FILE [0-9a-f]{16}>>>)$", re.M)
 
 

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 
-from review_agent.hook import early
 from review_agent.records import Change, FileChange
 from review_agent.secrets import known, regions
 from review_agent.secrets.binary import scan_binary
@@ -29,56 +28,34 @@ def decode_text(data: bytes) -> str | None:
 
 
 def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
-                allow: Sequence[str] = (), allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+                allow: Sequence[str] = (), allow_paths: Sequence[str] = (),
+                done: Sequence[Sequence[SecretHit] | None] = ()) -> list[SecretHit]:
     """Secrets touching an added line of the change (new-side line numbers).
 
     The staged blob around the added lines is scanned too, as far as any rule reaches, so
-    a multi-line key or a keyword on an unchanged line above still counts.
+    a multi-line key or a keyword on an unchanged line above still counts. `done[i]`, when
+    given and not None, is what `scan_file` found in the i-th file (with these very
+    settings): it is taken as it is.
     """
     hits: list[SecretHit] = []
-    for fc in change.files:
-        if not scanned(fc):
-            continue
-        blob = blobs.get(fc.new_sha)
-        hits.extend(early.take_or(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob,
-                                  partial(_scan_file, fc, blob, allow, allow_paths)))
-    early.forget(EARLY)
+    for i, fc in enumerate(change.files):
+        found = done[i] if i < len(done) else None
+        hits.extend(scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths)
+                    if found is None else found)
     known.remember(hits)  # a reported value is masked wherever else it is shown
     return hits
 
 
-EARLY = "secret scan"  # the kind of `early` value `prescan` keeps
-
-
-def prescan(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
-            allow_paths: Sequence[str] = ()) -> None:
-    """Scan one file of a change now, for `scan_change` to take (the hook scans each file
-    while git still diffs the next ones)."""
-    if scanned(fc):
-        keep_scan(fc, blob, allow, allow_paths, _scan_file(fc, blob, allow, allow_paths))
+def scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
+              allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+    """What `scan_change` finds in one file of a change (nothing in a deletion or a
+    submodule)."""
+    return _scan_file(fc, blob, allow, allow_paths) if scanned(fc) else []
 
 
 def scanned(fc: FileChange) -> bool:
     """Whether `scan_change` scans `fc` at all (a deletion or a submodule adds nothing)."""
     return fc.status != "D" and not fc.is_submodule
-
-
-def scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
-              allow_paths: Sequence[str] = ()) -> list[SecretHit]:
-    """What `scan_change` finds in one file (a file it scans)."""
-    return _scan_file(fc, blob, allow, allow_paths)
-
-
-def keep_scan(fc: FileChange, blob: bytes | None, allow: Sequence[str],
-              allow_paths: Sequence[str], hits: list[SecretHit]) -> None:
-    """`hits`, what `scan_file` found in `fc`, for `scan_change` to take."""
-    early.keep(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob, hits)
-
-
-def has_scan(fc: FileChange, blob: bytes | None, allow: Sequence[str],
-             allow_paths: Sequence[str]) -> bool:
-    """Whether `scan_change` will take a scan of `fc` done ahead."""
-    return early.has(EARLY, fc, (tuple(allow), tuple(allow_paths)), blob)
 
 
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],

@@ -19,5 +19,5 @@ class TeamContext(NamedTuple):
     prompt_files: Mapping[str, str] | None = None  # name -> template text (CI: from the base rev)
     has_tests: bool | None = None  # the repository has test files (None: unknown)
     # set by pipeline.review_change before the graph runs, so no model trouble can touch them
-    staged: ContextBundle | None = None  # the review bundle, staged once
+    bundle: ContextBundle | None = None  # the review's context bundle, staged once
     deterministic: tuple[Finding, ...] | None = None  # builtin checks and secret findings

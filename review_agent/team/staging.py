@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from review_agent import secrets
 from review_agent.context.staging import stage_review_context
@@ -14,6 +15,9 @@ from review_agent.team.critique import context_defs, keywords
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
 from review_agent.text.lazy_re import lazy
+
+if TYPE_CHECKING:
+    from review_agent.secrets.hit import SecretHit
 
 # Files that are credentials by nature: never sent to a model, whatever they contain.
 FORBIDDEN_NAMES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.pem", "*.key", "*.p12",
@@ -63,9 +67,10 @@ def stage_context(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     return _stage_sources(state, ctx)
 
 
-def review_bundle(ctx: TeamContext) -> ContextBundle:
+def review_bundle(ctx: TeamContext, skip_reasons: Sequence[str | None] | None = None,
+                  added_hits: Sequence[Sequence[SecretHit] | None] = ()) -> ContextBundle:
     """The redacted bundle of the change under review (no byte budget for a model that
-    reads nothing)."""
+    reads nothing); `skip_reasons` and `added_hits` as `stage_review_context` takes them."""
     assert ctx.change is not None
     options = ctx.options
     if not getattr(ctx.model, "reads_context", True):
@@ -74,18 +79,19 @@ def review_bundle(ctx: TeamContext) -> ContextBundle:
     # shared like a model request is sent): redacted with the recall tier, everything that
     # could be a credential; with neither, only the added lines are scanned, for the report
     shown = not scans_added_lines_only(ctx)
-    return stage_review_context(ctx.change, ctx.blobs, options, recall=shown, excerpts=shown)
+    return stage_review_context(ctx.change, ctx.blobs, options, recall=shown, excerpts=shown,
+                                skip_reasons=skip_reasons, added_hits=added_hits)
 
 
 def scans_added_lines_only(ctx: TeamContext) -> bool:
-    """Whether `review_bundle` only scans the added lines (`secrets.scan_change`, which
-    takes scans done ahead): no model reads the excerpts and no output shows them."""
+    """Whether `review_bundle` only scans the added lines (`secrets.scan_change`): no
+    model reads the excerpts and no output shows them."""
     return not (getattr(ctx.model, "reads_context", True) or ctx.options.excerpts)
 
 
 def _stage_review(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     try:
-        bundle = ctx.staged if ctx.staged is not None else review_bundle(ctx)
+        bundle = ctx.bundle if ctx.bundle is not None else review_bundle(ctx)
     except ReviewAgentError as exc:
         return {"status": "failed", "message": f"cannot stage the change: {exc}",
                 "action_log": log(state, "stage_context", "stage", f"failed: {exc}")}

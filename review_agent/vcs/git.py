@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from review_agent.errors import GitError, NotAGitRepository
-from review_agent.records import Change, FileChange
+from review_agent.records import NULL_IDS, Change, FileChange
 from review_agent.vcs import diff, widen
 from review_agent.vcs.git_env import (
     DIFF_OPTIONS,
@@ -208,7 +208,7 @@ def staged_change(root: str | Path, paths: Sequence[str] | None = None, *,
 def with_context(root: str | Path, base: str, files: Sequence[FileChange]
                  ) -> tuple[FileChange, ...]:
     """Staged `files` read at -U0, with their context lines: cut from their new blobs (the
-    work tree's bytes where they hash to the blob id, `clean_files`), or, for the files no
+    work tree's bytes where they hash to the blob id, `worktree_blobs`), or, for the files no
     blob can widen, from a second diff of those files with context."""
     wanted = [f for f in files if widen.needs_blob(f)]
     have = read_staged_blobs(
@@ -419,6 +419,16 @@ def read_blobs(root: str | Path, shas: Iterable[str], max_bytes: int
 
 
 BlobsAndSizes = tuple[dict[str, bytes | None], dict[str, int]]
+# Blobs larger than this are not read for the review (their files are "not reviewed").
+BLOB_READ_LIMIT = 2 * 1024 * 1024
+SUBMODULE_MODE = "160000"
+
+
+def new_blob_ids(records: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The new-side blob ids the review reads, from (old mode, new mode, new id) triples:
+    none for a deletion, none where a submodule is (or was)."""
+    return sorted({sha for old, new, sha in records if sha not in NULL_IDS
+                   and SUBMODULE_MODE not in (old, new)})
 
 
 def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int) -> BlobsAndSizes:
@@ -439,7 +449,7 @@ def read_blobs_sized(root: str | Path, shas: Iterable[str], max_bytes: int) -> B
 def read_staged_blobs(root: str | Path, shas: Sequence[str],
                       paths: Sequence[tuple[str, str]], max_bytes: int) -> BlobsAndSizes:
     """`read_blobs_sized(root, shas, max_bytes)`, with the blobs that the work tree's files
-    (blob id, path) prove to hold (`clean_files`) read from there: cat-file reads the rest."""
+    (blob id, path) prove to hold (`worktree_blobs`) read from there: cat-file reads the rest."""
     clean = read_clean(root, paths, max_bytes)
     rest = [s for s in shas if s not in clean]
     blobs, sizes = read_blobs_sized(root, rest, max_bytes) if rest else ({}, {})

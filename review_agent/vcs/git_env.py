@@ -1,7 +1,7 @@
 """What every git child gets: the options that stop the repository from running anything,
 and the environment without the variables that change what git prints.
 
-A module of its own so that the empty hook (`fast_hook`) shares the lists without
+A module of its own so that the empty hook (`hook.fast_path`) shares the lists without
 importing `git` (and subprocess, pathlib, the diff parser).
 """
 

@@ -1,6 +1,7 @@
-"""The hook's prework: each staged file's line rules and secret scan done while git still
-diffs the next ones. What the review takes from it must be exactly what it would compute,
-and nothing computed for other hunks, other bytes or other settings is ever taken."""
+"""The hook's work ahead: each staged file's secret scan, skip reason and line rules done
+(`file_work.analyse_file`) while git still diffs the next ones. What the review takes from
+it must be exactly what it would compute, and nothing done for another file, other bytes or
+other settings is ever taken."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import pytest
 
 from review_agent.checks import runner
 from review_agent.config.options import Options
-from review_agent.hook import early
 from review_agent.hook import fast_path as fast_hook
-from review_agent.hook import prefetch as staged_read
-from review_agent.review import pipeline
+from review_agent.hook import prefetch
+from review_agent.records import DiffLine, FileChange, Hunk
+from review_agent.review import file_work, pipeline
+from review_agent.review.file_work import FileSettings, FileWork, analyse_file
 from review_agent.secrets import staged as scanned
 from review_agent.vcs import git
 from tests.conftest import Repo
@@ -32,7 +34,7 @@ def many_files(repo: Repo, n: int = 600) -> None:
         + (f"KEY = '{AWS}'\n" if i % 100 == 3 else "") for i in range(n)})
 
 
-def test_files_worked_on_early_are_what_the_review_computes(repo_with_commit: Repo,
+def test_files_worked_on_ahead_are_what_the_review_computes(repo_with_commit: Repo,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     repo = repo_with_commit
@@ -41,20 +43,21 @@ def test_files_worked_on_early_are_what_the_review_computes(repo_with_commit: Re
     running = fast_hook.staged_diff([], os.environ)
     assert isinstance(running, fast_hook.Running)
     options = Options()
-    try:
-        staged_read.start(running)
-        root = staged_read.toplevel(Path.cwd())
-        worked = staged_read.each_file(root, lambda fc, blobs: (
-            runner.precheck(fc, options, blobs), scanned.prescan(fc, blobs.get(fc.new_sha))))
-        change = staged_read.staged_change(root)
-        change, blobs = pipeline.with_new_blobs(root, change)
-        early_checks, early_scans = early.count(runner.EARLY), early.count(scanned.EARLY)
-        found = runner.run_checks(change, options, has_tests=True, blobs=blobs)
-        hits = scanned.scan_change(change, blobs)
-    finally:
-        staged_read.forget()
-    assert worked > 0 and early_checks == early_scans == worked
-    assert not early.count(runner.EARLY) and not early.count(scanned.EARLY)  # taken, dropped
+    settings = FileSettings.of(options)
+    read = prefetch.start(running)
+    root = read.toplevel(Path.cwd())
+    ahead: dict[str, FileWork] = {}
+    worked = read.each_file(root, lambda fc, blobs: ahead.__setitem__(
+        fc.path, analyse_file(fc, blobs, settings)))
+    change = read.staged_change(root)
+    change, blobs = pipeline.with_new_blobs(root, change, read.read_blobs_sized)
+    work = file_work.for_change(change.files, blobs, settings, ahead)
+    assert worked > 0 and len(ahead) == worked
+    taken = [w for w in work if ahead.get(w.change.path) is w]
+    assert len(taken) == worked  # every file done ahead was taken as it was
+    found = runner.run_checks(change, options, has_tests=True, blobs=blobs,
+                              lines=[w.lines for w in work])
+    hits = scanned.scan_change(change, blobs, done=[w.secret_hits for w in work])
     fresh = git.staged_change(repo.path)
     fresh, fresh_blobs = pipeline.with_new_blobs(repo.path, fresh)
     assert found == runner.run_checks(fresh, options, has_tests=True, blobs=fresh_blobs)
@@ -63,29 +66,40 @@ def test_files_worked_on_early_are_what_the_review_computes(repo_with_commit: Re
     assert sum(f.rule == "debug-print" for f in found) == 12
 
 
-def test_work_done_for_other_bytes_or_settings_is_not_taken(repo_with_commit: Repo) -> None:
+def test_work_done_for_other_bytes_settings_or_hunks_is_not_taken(repo_with_commit: Repo
+                                                                  ) -> None:
     repo = repo_with_commit
     repo.stage({"a.py": "def f():\n    print('x')\n", "b.py": f"T = '{AWS}'\n"})
     change = git.staged_change(repo.path)
     change, blobs = pipeline.with_new_blobs(repo.path, change)
     a, b = sorted(change.files, key=lambda f: f.path)
-    # computed with a rule disabled, over other bytes, for other hunks: all refused
-    runner.precheck(a, Options(disable=("debug-print",)), blobs)
-    scanned.prescan(b, b"T = 'nothing here'\n")
-    found = runner.run_checks(change, Options(), has_tests=True, blobs=blobs)
+    settings = FileSettings.of(Options())
+    wrong = {
+        # computed with a rule disabled, over other bytes, for other hunks
+        "a.py": analyse_file(a, blobs, settings._replace(disable=("debug-print",))),
+        "b.py": analyse_file(b, {b.new_sha: b"T = 'nothing here'\n"}, settings),
+    }
+    work = file_work.for_change(change.files, blobs, settings, wrong)
+    assert not any(w is wrong[w.change.path] for w in work)
+    found = runner.run_checks(change, Options(), has_tests=True, blobs=blobs,
+                              lines=[w.lines for w in work])
     assert any(f.rule == "debug-print" for f in found)
-    assert any(h.path == "b.py" for h in scanned.scan_change(change, blobs))
-    runner.precheck(a._replace(hunks=()), Options(), blobs)
-    assert any(f.rule == "debug-print"
-               for f in runner.run_checks(change, Options(), has_tests=True, blobs=blobs))
-    scanned.prescan(b, blobs[b.new_sha], allow=("AKIA",))
-    assert any(h.path == "b.py" for h in scanned.scan_change(change, blobs))
+    hits = scanned.scan_change(change, blobs, done=[w.secret_hits for w in work])
+    assert any(h.path == "b.py" for h in hits)
+    other = {"a.py": analyse_file(a._replace(hunks=()), blobs, settings),
+             "b.py": analyse_file(b, blobs, settings._replace(secrets_allow=("AKIA",)))}
+    work = file_work.for_change(change.files, blobs, settings, other)
+    assert not any(w is other[w.change.path] for w in work)
+    assert any(f.rule == "debug-print" for f in runner.run_checks(
+        change, Options(), has_tests=True, blobs=blobs, lines=[w.lines for w in work]))
+    assert any(h.path == "b.py" for h in scanned.scan_change(
+        change, blobs, done=[w.secret_hits for w in work]))
 
 
 def test_a_hook_given_pre_commits_names_reports_what_a_review_does(repo_with_commit: Repo
                                                                    ) -> None:
-    """pre-commit passes the staged files' names: the early read and the prework run, and
-    the report is the one `review` (which reads in turn, with no prework) gives."""
+    """pre-commit passes the staged files' names: the early read and the work ahead run,
+    and the report is the one `review` (which reads in turn, with no work ahead) gives."""
     repo = repo_with_commit
     many_files(repo, 400)
     names = [f"pkg/m{i:04}.py" for i in range(400)]
@@ -102,25 +116,52 @@ def test_a_hook_given_pre_commits_names_reports_what_a_review_does(repo_with_com
     assert '"debug-print"' in hook.stdout and "pkg/m0003.py" in hook.stdout
 
 
-def test_a_kept_value_is_given_once_and_only_for_the_same_file_settings_and_bytes() -> None:
-    from review_agent.records import DiffLine, FileChange, Hunk
-
+def test_work_matches_only_the_same_file_blob_and_settings() -> None:
     hunks = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 1"),)),)
     fc = FileChange("a.py", None, "M", False, "100644", "100644", "1" * 40, "2" * 40,
                     hunks=hunks, added=1, deleted=0)
     blob = b"x = 1\n"
-    same_bytes = bytes(bytearray(blob))
-    early.keep("k", fc, ("s",), blob, 42)
-    assert early.take("k", fc, ("s",), same_bytes) is early.MISSING  # other bytes object
-    early.keep("k", fc, ("s",), blob, 42)
-    assert early.take("k", fc, ("t",), blob) is early.MISSING
-    early.keep("k", fc, ("s",), blob, 42)
-    # equal hunks parsed again are another parse: not taken
-    assert early.take("k", fc._replace(hunks=tuple(list(hunks))), ("s",), blob) is early.MISSING
-    early.keep("k", fc, ("s",), blob, 42)
-    assert early.take("k", fc, ("s",), blob) == 42
-    assert early.take("k", fc, ("s",), blob) is early.MISSING  # given once
-    early.keep("k", fc, ("s",), blob, 42)
-    early.keep("j", fc, ("s",), blob, 7)
-    early.forget("k")
-    assert early.count("k") == 0 and early.take("j", fc, ("s",), blob) == 7
+    blobs = {fc.new_sha: blob}
+    settings = FileSettings()
+    work = analyse_file(fc, blobs, settings)
+    assert work.made_for(fc, blobs, settings)
+    # equal values are the same inputs: bytes read again, hunks parsed again, a size learnt
+    assert work.made_for(fc._replace(hunks=tuple(list(hunks))), {fc.new_sha: bytes(
+        bytearray(blob))}, FileSettings(*settings))
+    assert work.made_for(fc._replace(new_size=len(blob)), blobs, settings)
+    assert not work.made_for(fc, {fc.new_sha: b"x = 2\n"}, settings)
+    assert not work.made_for(fc, {fc.new_sha: None}, settings)  # too large to read now
+    assert not work.made_for(fc, {}, settings)  # not read at all
+    assert not work.made_for(fc, blobs, settings._replace(exclude=("*.py",)))
+    assert not work.made_for(fc._replace(path="b.py"), blobs, settings)
+    other = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 2"),)),)
+    assert not work.made_for(fc._replace(hunks=other), blobs, settings)
+
+
+def test_analyse_file_is_each_consumers_own_answer(repo_with_commit: Repo) -> None:
+    """A file's work is what the context, the scanner, the runner and the filters would
+    each find on their own: the same skip reason, hits, line findings and pragma flag."""
+    from review_agent.context.skips import skip_reason
+    from review_agent.review.filters import names_review_agent
+
+    repo = repo_with_commit
+    repo.stage({"vendor/lib.js": "eval(x)\n", "app.py": f"K = '{AWS}'\nprint(1)  # review-"
+                "agent: ignore[debug-print]\n", "min.js": "var a=1;" * 400 + "\n"})
+    change, blobs = pipeline.with_new_blobs(repo.path, git.staged_change(repo.path))
+    options = Options(exclude=("min.js",))
+    settings = FileSettings.of(options)
+    for fc in change.files:
+        work = analyse_file(fc, blobs, settings)
+        assert work.skip_reason == skip_reason(fc, blobs, options)
+        assert work.secret_hits == tuple(scanned.scan_file(fc, blobs.get(fc.new_sha)))
+        lines = runner.line_rules(fc, options, blobs)
+        assert work.lines is not None and work.lines.hits == lines.hits
+        # (a Python file's scope and a blob's lines are views with no == of their own)
+        assert work.lines.info._replace(source=None, new_lines=None) == lines.info._replace(
+            source=None, new_lines=None)
+        assert work.names_review_agent == names_review_agent(fc)
+        assert analyse_file(fc, blobs, settings, scan=False).secret_hits == (
+            None if work.skip_reason is None else work.secret_hits)
+    reasons = {w.change.path: w.skip_reason for w in file_work.for_change(
+        change.files, blobs, settings, {})}
+    assert reasons == {"vendor/lib.js": "vendored", "app.py": None, "min.js": "excluded"}

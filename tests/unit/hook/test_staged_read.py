@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from review_agent.hook import fast_path as fast_hook
-from review_agent.hook import prefetch as staged_read
+from review_agent.hook import prefetch
 from review_agent.vcs import git
 from tests.conftest import Repo
 from tests.helpers import run_cli
@@ -152,24 +152,21 @@ def test_the_early_read_is_what_git_reads(repo_with_commit: Repo,
     monkeypatch.chdir(sub)  # a hook run by hand from a subdirectory
     running = fast_hook.staged_diff([], os.environ)
     assert isinstance(running, fast_hook.Running)
-    try:
-        staged_read.start(running)
-        root = staged_read.toplevel(Path.cwd())
-        assert root == git.toplevel(sub) == repo.path.resolve()
-        change = staged_read.staged_change(root)
-        assert change == git.staged_change(root)
-        assert {f.status for f in change.files} == {"R", "D", "M", "A"}
-        shas = staged_read.new_blob_ids((f.old_mode, f.new_mode, f.new_sha)
-                                        for f in change.files)
-        early = staged_read.read_blobs_sized(root, shas, staged_read.BLOB_READ_LIMIT)
-        assert early == git.read_blobs_sized(root, shas, staged_read.BLOB_READ_LIMIT)
-        assert early[0] and all(v is not None for v in early[0].values())
-        # other ids or another limit: asked of git, not answered from what was read
-        assert staged_read.read_blobs_sized(root, shas, 3) == git.read_blobs_sized(root, shas, 3)
-        assert staged_read.read_blobs_sized(root, ["f" * 40], 10) == ({"f" * 40: None}, {})
-    finally:
-        staged_read.forget()
-    assert staged_read.staged_change(repo.path) == git.staged_change(repo.path)
+    read = prefetch.start(running)
+    root = read.toplevel(Path.cwd())
+    assert root == git.toplevel(sub) == repo.path.resolve()
+    change = read.staged_change(root)
+    assert change == git.staged_change(root)
+    assert {f.status for f in change.files} == {"R", "D", "M", "A"}
+    shas = git.new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
+    early = read.read_blobs_sized(root, shas, git.BLOB_READ_LIMIT)
+    assert early == git.read_blobs_sized(root, shas, git.BLOB_READ_LIMIT)
+    assert early[0] and all(v is not None for v in early[0].values())
+    # other ids or another limit: asked of git, not answered from what was read
+    assert read.read_blobs_sized(root, shas, 3) == git.read_blobs_sized(root, shas, 3)
+    assert read.read_blobs_sized(root, ["f" * 40], 10) == ({"f" * 40: None}, {})
+    # another repository, or nothing read: asked of git
+    assert prefetch.unread().staged_change(repo.path) == git.staged_change(repo.path)
 
 
 def test_the_early_read_before_the_first_commit_and_with_another_index(
@@ -177,37 +174,33 @@ def test_the_early_read_before_the_first_commit_and_with_another_index(
     repo = git_repo
     repo.stage({"a.py": "x = 1\n"})
     monkeypatch.chdir(repo.path)
-    try:
-        staged_read.start(None)
-        change = staged_read.staged_change(staged_read.toplevel(Path.cwd()))
-        assert change.base == git.empty_tree(repo.path) and change == git.staged_change(repo.path)
-        repo.commit("one")
-        # as `git commit -a` runs a hook: GIT_INDEX_FILE names a temporary index
-        other = tmp_path / "other-index"
-        shutil.copyfile(repo.path / ".git" / "index", other)
-        env = {"GIT_INDEX_FILE": str(other)}
-        repo.write("b.py", "y = 2\n")
-        repo.git("add", "b.py", env=env)
-        monkeypatch.setenv("GIT_INDEX_FILE", str(other))
-        running = fast_hook.staged_diff([], os.environ)
-        assert isinstance(running, fast_hook.Running)
-        staged_read.start(running)
-        change = staged_read.staged_change(staged_read.toplevel(Path.cwd()))
-        assert [f.path for f in change.files] == ["b.py"]
-        assert change == git.staged_change(repo.path)
-    finally:
-        staged_read.forget()
+    read = prefetch.start(None)
+    change = read.staged_change(read.toplevel(Path.cwd()))
+    assert change.base == git.empty_tree(repo.path) and change == git.staged_change(repo.path)
+    repo.commit("one")
+    # as `git commit -a` runs a hook: GIT_INDEX_FILE names a temporary index
+    other = tmp_path / "other-index"
+    shutil.copyfile(repo.path / ".git" / "index", other)
+    env = {"GIT_INDEX_FILE": str(other)}
+    repo.write("b.py", "y = 2\n")
+    repo.git("add", "b.py", env=env)
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other))
+    running = fast_hook.staged_diff([], os.environ)
+    assert isinstance(running, fast_hook.Running)
+    read = prefetch.start(running)
+    change = read.staged_change(read.toplevel(Path.cwd()))
+    assert [f.path for f in change.files] == ["b.py"]
+    assert change == git.staged_change(repo.path)
 
 
 def test_a_failed_early_read_leaves_the_error_to_git(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    try:
-        staged_read.start(None)
-        with pytest.raises(git.NotAGitRepository, match="not a git repository"):
-            staged_read.toplevel(Path.cwd())
-    finally:
-        staged_read.forget()
+    read = prefetch.start(None)
+    with pytest.raises(git.NotAGitRepository, match="not a git repository"):
+        read.toplevel(Path.cwd())
+    with pytest.raises(git.NotAGitRepository, match="not a git repository"):
+        prefetch.unread().toplevel(Path.cwd())
 
 
 def test_thousands_of_blobs_and_one_too_large_in_one_process(git_repo: Repo,
@@ -309,3 +302,34 @@ def test_a_big_change_is_diffed_once(repo_with_commit: Repo, git_log: Path) -> N
     assert subcommands(lines) == ["diff-index", "rev-parse"], lines
     assert sum(" -p " in line for line in lines) == 1
     assert not any("--numstat" in line for line in lines)
+
+
+def test_the_reader_leaves_the_interpreter_as_it_found_it(repo_with_commit: Repo,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Reading the staged change changes no interpreter setting (the GIL's switch interval,
+    the cyclic collector), while it runs or after it is done, failed or not."""
+    import gc
+    import sys
+
+    repo = repo_with_commit
+    repo.stage({f"f{i}.txt": f"{i}\n" * 2000 for i in range(300)})
+    monkeypatch.chdir(repo.path)
+    found = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.004)
+        running = fast_hook.staged_diff([], os.environ)
+        assert isinstance(running, fast_hook.Running)
+        read = prefetch.start(running)
+        seen = set()
+        while not read.done.is_set():  # sampled while the reader runs
+            seen.add((sys.getswitchinterval(), gc.isenabled()))
+        assert read.staged_change(read.toplevel(Path.cwd())) == git.staged_change(repo.path)
+        seen.add((sys.getswitchinterval(), gc.isenabled()))
+        assert {(round(interval, 6), enabled) for interval, enabled in seen} == {(0.004, True)}
+        monkeypatch.chdir(repo.path.parent)  # not a repository: the read fails
+        failed = prefetch.start(None)
+        assert failed.done.wait(60) and failed.root is None
+        assert sys.getswitchinterval() == pytest.approx(0.004) and gc.isenabled()
+    finally:
+        sys.setswitchinterval(found)

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from review_agent.hook import prefetch as staged_read
 from review_agent.vcs import git
 from review_agent.vcs import worktree_blobs as clean_files
 from tests.conftest import Repo
 
-LIMIT = staged_read.BLOB_READ_LIMIT
+LIMIT = git.BLOB_READ_LIMIT
 
 
 def staged_ids(repo: Repo) -> dict[str, tuple[str, str]]:
@@ -71,7 +70,7 @@ def test_what_the_work_tree_proves_and_what_it_does_not(repo_with_commit: Repo) 
         assert clean[ids[path][1]] == (repo.path / path).read_bytes()
     # and every blob, read this way or not, is the one git reads
     shas = sorted({sha for _, sha in ids.values()})
-    assert staged_read.staged_blobs(repo.path, shas, wanted) == git.read_blobs_sized(
+    assert git.read_staged_blobs(repo.path, shas, wanted, LIMIT) == git.read_blobs_sized(
         repo.path, shas, LIMIT)
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from review_agent.hook import prefetch as staged_read
 from review_agent.records import FileChange
 from review_agent.vcs import diff, git, widen
 from review_agent.vcs.git_env import DIFF_OPTIONS, STAGED_DIFF_OPTIONS
@@ -168,7 +167,7 @@ def test_files_no_blob_can_widen_are_diffed_again(repo_with_commit: Repo) -> Non
     assert got["many.txt"].oversized and b"\n ROW 24999\n" not in got["many.txt"].patch
     assert b"\n row 25000\n" in got["many.txt"].patch  # context, from the -U3 diff
     assert got["new_name.py"].status == "R" and got["new_name.py"].hunks[0].lines[0].kind == " "
-    assert staged_read.BLOB_READ_LIMIT == widen.BLOB_LIMIT  # the hook reads no bigger ones
+    assert git.BLOB_READ_LIMIT == widen.BLOB_LIMIT  # the hook reads no bigger ones
 
 
 def test_no_blob_means_no_guess() -> None:
