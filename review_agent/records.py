@@ -25,7 +25,7 @@ class Finding(NamedTuple):
 
 
 class DiffLine(NamedTuple):
-    kind: str  # "+", "-" or " "
+    kind: str  # "+", "-" or " "; in an excerpt also "^": an enclosing scope's signature line
     old_no: int | None
     new_no: int | None
     text: str  # the line without its "\n"; a "\r" of a CRLF file stays
@@ -88,6 +88,9 @@ class Excerpt(NamedTuple):
 
     header: str  # the enclosing def/class/function line, "" when none
     lines: tuple[DiffLine, ...]  # " " context, "+" added, "-" removed; text already redacted
+    # widened to whole functions: the excerpts of its context lines alone (same texts), what
+    # a model is shown when the whole functions do not fit its budget
+    narrow: tuple[Excerpt, ...] = ()
 
 
 class ContextFile(NamedTuple):
@@ -107,6 +110,8 @@ class ContextBundle(NamedTuple):
     budget_bytes: int
     secret_findings: tuple[Finding, ...]  # reported (high-precision tier, not allowed)
     redactions: int  # how many secrets were redacted (both tiers, allowed included)
+    # a part of a split bundle: the change's other files (path, added, removed lines)
+    elsewhere: tuple[tuple[str, int, int], ...] = ()
 
 
 class ReviewedFile(NamedTuple):

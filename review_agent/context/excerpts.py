@@ -3,7 +3,8 @@ header, every line's text redacted before it is kept."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
+from functools import partial
 
 from review_agent import secrets
 from review_agent.config.options import Options
@@ -12,7 +13,18 @@ from review_agent.secrets import SecretHit, regions
 from review_agent.secrets.decode import decode_wide
 from review_agent.text.line_offsets import line_count, pieces
 from review_agent.text.paths import SOURCE, language_of
-from review_agent.text.scopes import find_header_line
+from review_agent.text.scopes import (
+    NOWHERE,
+    enclosing,
+    find_header_line,
+    function_end,
+    is_container,
+    signature_end,
+    string_lines,
+)
+
+WHOLE_FUNCTION_LINES = 60  # a changed function this short is shown whole
+SCOPE = "^"  # the kind of an enclosing scope's signature line shown above an excerpt
 
 
 def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: bool = True
@@ -73,28 +85,38 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
     headers, widened by every rule's reach (see secrets.regions); the added lines are
     inside the excerpts, so every hit that touches one is among the hits.
     """
+    language = language_of(fc.path)
     if blob is None:
         shown, n = _hunks_redacted(fc, options, recall)
         layout = _layout(fc, max(shown, default=0), removed, removed_text,
-                         options.context_lines)
-        language = language_of(fc.path)
+                         options.context_lines,
+                         partial(_whole_function, shown.get, language, None, NOWHERE))
         return _build(fc, layout, shown.get, lambda first: find_header_line(
-            shown.get, first, language)), None, n
+            shown.get, first, language), _scope_lines(layout, shown.get, language)), None, n
     text = blob_text(blob)
     last = line_count(text)
-    layout = _layout(fc, last, removed, removed_text, options.context_lines)
-    windows = layout[0]
-    top = max((hi for _, hi, _ in windows), default=0)
+    plain = _layout(fc, last, removed, removed_text, options.context_lines)
+    top = max((hi for _, hi, _ in plain[0]), default=0)
     reach = regions.RECALL_REACH if recall else regions.PRECISE_REACH
-    lines = text.split("\n", top + reach + 1)  # the lines after the last region stay one piece
-    limit = min(last, top + reach)
+    # the lines after the last region (a whole function's end included) stay one piece
+    lines = text.split("\n", top + WHOLE_FUNCTION_LINES + reach + 1)
+    limit = min(last, top + WHOLE_FUNCTION_LINES + reach)
 
     def raw(n: int) -> str | None:
         return lines[n - 1] if 1 <= n <= limit else None
 
-    language = language_of(fc.path)
-    headers = {first: find_header_line(raw, first, language) for _, _, first in windows}
-    wanted = [(lo, hi) for lo, hi, _ in windows] + [(h, h) for h in headers.values() if h]
+    inside = string_lines(raw, limit, language)
+    layout = _layout(fc, last, removed, removed_text, options.context_lines,
+                     partial(_whole_function, raw, language, last, inside))
+    windows = layout[0]
+    headers = {first: find_header_line(raw, first, language, inside)
+               for _, _, first in [*windows, *plain[0]]}
+    scopes = _scope_lines(layout, raw, language, inside)
+    plain_scopes = _scope_lines(plain, raw, language, inside)
+    # what leaves is what is scanned: the windows, their headers and their scopes'
+    # signatures (of the narrow windows too), each widened by every rule's reach
+    wanted = [(lo, hi) for lo, hi, _ in windows] + [(h, h) for h in headers.values() if h] \
+        + [(n, n) for shown in [*scopes, *plain_scopes] for n in shown]
     blocks = regions.key_blocks(text)
     spans = regions.regions(wanted, last, reach, blocks)
     if recall and (language not in SOURCE or regions.covered(spans) * 2 >= last):
@@ -108,7 +130,61 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
         hits.extend(found)
         count = piece.count("\n") + 1
         red.update(zip(range(lo, lo + count), _aligned(done, count).values(), strict=True))
-    return _build(fc, layout, red.get, headers.get), hits, len(hits)
+    wide = _build(fc, layout, red.get, headers.get, scopes)
+    if layout[0] == plain[0]:
+        return wide, hits, len(hits)
+    narrow = _build(fc, plain, red.get, headers.get, plain_scopes)
+    return _with_narrow(wide, layout, narrow, plain), hits, len(hits)
+
+
+def _with_narrow(wide: tuple[Excerpt, ...], layout: Layout, narrow: tuple[Excerpt, ...],
+                 plain: Layout) -> tuple[Excerpt, ...]:
+    """Each excerpt widened to a whole function keeps the narrow excerpts (context lines
+    only) it stands for, for a model whose budget cannot hold the whole functions."""
+    out = []
+    for ex, (lo, hi, _) in zip(wide, layout[0], strict=True):
+        inner = tuple(n for n, (plo, phi, _) in zip(narrow, plain[0], strict=True)
+                      if lo <= plo and phi <= hi)
+        same = len(inner) == 1 and inner[0].lines == ex.lines
+        out.append(ex if same else ex._replace(narrow=inner))
+    return tuple(out)
+
+
+def _whole_function(get: Callable[[int], str | None], language: str, eof: int | None,
+                    inside: Container[int], run_lo: int, run_hi: int
+                    ) -> tuple[int, int] | None:
+    """The lines of the function a run of changes sits in, when it is short enough to be
+    shown whole (PR-Agent's dynamic context widens a hunk to its function the same way)."""
+    found = enclosing(get, run_lo, language, inside)
+    if not found:
+        return None
+    first = found[0]
+    text = get(first)
+    if text is None or is_container(text):
+        return None
+    end = function_end(get, first, language, limit=WHOLE_FUNCTION_LINES, eof=eof,
+                       inside=inside)
+    if end is None or end < run_hi or end - first + 1 > WHOLE_FUNCTION_LINES:
+        return None
+    return first, end
+
+
+def _scope_lines(layout: Layout, get: Callable[[int], str | None], language: str,
+                 inside: Container[int] = NOWHERE) -> list[list[int]]:
+    """Per window, the signature lines of every scope around its runs that the window does
+    not show itself, in line order."""
+    windows, _, _, starts = layout
+    out: list[list[int]] = []
+    for (lo, hi, _), runs in zip(windows, starts, strict=True):
+        shown: set[int] = set()
+        for run in runs:
+            for first in enclosing(get, run, language, inside):
+                if lo <= first <= hi:
+                    continue
+                end = min(signature_end(get, first, language), lo - 1)
+                shown.update(range(first, end + 1))
+        out.append(sorted(n for n in shown if not lo <= n <= hi))
+    return out
 
 
 def _hunks_redacted(fc: FileChange, options: Options, recall: bool
@@ -136,37 +212,51 @@ def blob_text(blob: bytes) -> str:
 
 
 # windows [lo, hi, first changed line], added line numbers, removed lines by the new line
-# they sit before
-Layout = tuple[list[list[int]], set[int], dict[int, list[DiffLine]]]
+# they sit before, the first line of each run of changes per window
+Layout = tuple[list[list[int]], set[int], dict[int, list[DiffLine]], list[list[int]]]
 
 
 def _layout(fc: FileChange, last: int, removed: list[DiffLine],
-            removed_text: dict[int, str], context: int) -> Layout:
-    """Where the excerpts are: each run of changes with `context` lines around it, runs
-    merged when their windows touch."""
+            removed_text: dict[int, str], context: int,
+            whole: Callable[[int, int], tuple[int, int] | None] | None = None) -> Layout:
+    """Where the excerpts are: each run of changes with `context` lines around it (its
+    whole function where `whole` gives one), runs merged when their windows touch."""
     added: set[int] = set()
     gaps: dict[int, list[DiffLine]] = {}
     index = {id(ln): i for i, ln in enumerate(removed)}
     runs = [run for h in fc.hunks for run in _change_runs(
         h.lines, h.new_start, h.new_len, added, gaps, index, removed_text)]
     windows: list[list[int]] = []
+    starts: list[list[int]] = []
     for run_lo, run_hi, first in sorted(runs):
         lo, hi = max(1, run_lo - context), min(last, run_hi + context)
+        span = whole(run_lo, run_hi) if whole is not None else None
+        if span is not None:
+            lo, hi = min(lo, span[0]), max(hi, min(last, span[1]))
         if windows and lo <= windows[-1][1] + 1:
+            windows[-1][0] = min(windows[-1][0], lo)
             windows[-1][1] = max(windows[-1][1], hi)
+            starts[-1].append(run_lo)
         else:
             windows.append([lo, hi, first])
-    return windows, added, gaps
+            starts.append([run_lo])
+    return windows, added, gaps, starts
 
 
 def _build(fc: FileChange, layout: Layout, get: Callable[[int], str | None],
-           header_line: Callable[[int], int | None]) -> tuple[Excerpt, ...]:
-    """The excerpts of a layout, each line's (redacted) text from `get`."""
-    windows, added, gaps = layout
+           header_line: Callable[[int], int | None], scopes: list[list[int]]
+           ) -> tuple[Excerpt, ...]:
+    """The excerpts of a layout, each line's (redacted) text from `get`; a window's scope
+    signatures come first, marked `^`."""
+    windows, added, gaps, _ = layout
     old_of = _old_numbers(fc)
     out: list[Excerpt] = []
-    for lo, hi, first in windows:
+    for (lo, hi, first), above in zip(windows, scopes, strict=True):
         lines: list[DiffLine] = []
+        for n in above:
+            text = get(n)
+            if text is not None:
+                lines.append(DiffLine(SCOPE, old_of(n), n, text))
         for n in range(lo, hi + 2):
             lines.extend(gaps.get(n, ()))
             if n <= hi:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from review_agent import __version__, cache
+from review_agent.models import related
 from review_agent.records import ContextBundle, ContextFile, Excerpt
 
 T = TypeVar("T")
@@ -52,28 +52,33 @@ def estimate_tokens(text: str) -> int:
 
 
 def sub_bundle(bundle: ContextBundle, files: Sequence[ContextFile]) -> ContextBundle:
-    """A bundle of some of the files; not-reviewed and secret findings stay with the whole."""
+    """A bundle of some of the files. It names the change's other files (`elsewhere`, with
+    their added and removed lines) and keeps the not-reviewed list, so a model knows what it
+    is not seeing; secret findings stay with the whole."""
     size = sum(len(ln.text) + 1 for f in files for ex in f.excerpts for ln in ex.lines)
-    return bundle._replace(files=tuple(files), not_reviewed=(), size_bytes=size,
-                           secret_findings=(), redactions=0)
+    here = {f.path for f in files}
+    others = {f.path: counts(f) for f in bundle.files if f.path not in here}
+    elsewhere = tuple(sorted([*((p, a, d) for p, (a, d) in others.items()),
+                              *(e for e in bundle.elsewhere if e[0] not in here)]))
+    return bundle._replace(files=tuple(files), size_bytes=size, secret_findings=(),
+                           redactions=0, elsewhere=elsewhere)
+
+
+def counts(f: ContextFile) -> tuple[int, int]:
+    """The added and removed lines a file's excerpts show."""
+    kinds = [ln.kind for ex in f.excerpts for ln in ex.lines]
+    return kinds.count("+"), kinds.count("-")
 
 
 MARGIN = 1.2  # the estimate runs up to ~17% under a small model's tokenizer: 20% headroom
-GROUP = 4  # about one file in GROUP ends a part: parts stay the same when other files change
 OVERLAP = 5  # lines two windows of one long excerpt share
-
-
-def _boundary(path: str) -> bool:
-    """A file after which a part always ends, chosen by its path alone (not its content), so
-    that editing one file changes only the part that holds it and the cache answers the rest."""
-    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).digest()[0] % GROUP == 0
 
 
 # Where a part's file came from, so a plan can be stored and rebuilt: (index of the file in
 # the bundle, None for the whole file or its excerpts as (index, first line, end line)).
 Ref = tuple[int, "tuple[tuple[int, int, int], ...] | None"]
 Plan = tuple[list[ContextBundle], list[tuple[str, str]]]
-PLAN_VERSION = "1"  # bump when split_bundle would cut the same bundle differently
+PLAN_VERSION = "3"  # bump when split_bundle would cut the same bundle differently
 plans_computed = 0  # split_bundle runs the plan cache did not answer (what tests count)
 
 
@@ -81,10 +86,13 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
                  *, cache_root: Path | None = None) -> Plan:
     """Parts whose rendered text fits `budget` estimated tokens, and the files that fit none.
 
-    Files stay in order and whole when they can; a part ends after a file whose path marks a
-    boundary (see _boundary) or when the budget is spent; a file larger than the budget is
-    split between excerpts, and an excerpt larger than the budget into overlapping windows
-    of lines. Only a single line larger than the budget makes its file not reviewed.
+    A bundle that fits is one part. Otherwise related files go together (models/related.py:
+    a definition with its uses, a source with its test, then one directory's files), the
+    largest group first, each part filled with the next group that fits; a group larger
+    than a part is cut into its related clusters, a cluster into its files (in order), a
+    file larger than the budget between excerpts, and an excerpt larger than the budget
+    into overlapping windows of lines. Only a single line larger than the budget makes its
+    file not reviewed. Every part names the change's other files.
 
     With `cache_root` the plan is kept there under a hash of the rendered bundle, its shape
     and the budget: a warm run (the same bundle again) rebuilds it without estimating a
@@ -100,17 +108,75 @@ def split_bundle(bundle: ContextBundle, render: Callable[[ContextBundle], str], 
             return plan
     global plans_computed
     plans_computed += 1
-    parts, not_reviewed = _split(bundle, render, budget)
+    narrowed, parts, not_reviewed = _plan(bundle, render, budget)
     if cache_root is not None and key is not None:
         cache.store_plan(cache_root, key, json.dumps(
-            {"parts": [[[i, spec] for i, spec in refs] for refs in parts],
+            {"narrow": narrowed, "parts": [[[i, spec] for i, spec in refs] for refs in parts],
              "not_reviewed": not_reviewed}, separators=(",", ":")))
-    return [_build(bundle, refs) for refs in parts], not_reviewed
+    return _parts(narrow(bundle, narrowed), parts, not_reviewed), not_reviewed
+
+
+def narrow(bundle: ContextBundle, which: Sequence[int]) -> ContextBundle:
+    """The bundle with the files at `which` shown narrow: each excerpt widened to a whole
+    function replaced by the excerpts of its context lines."""
+    if not which:
+        return bundle
+    files = list(bundle.files)
+    for i in which:
+        f = files[i]
+        files[i] = f._replace(excerpts=tuple(x for ex in f.excerpts for x in (ex.narrow or (ex,))))
+    return bundle._replace(files=tuple(files))
+
+
+def _plan(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int
+          ) -> tuple[list[int], list[list[Ref]], list[tuple[str, str]]]:
+    """The files shown narrow, the parts, the files that fit none.
+
+    Whole functions are the first thing a tight budget gives up: the files that save the
+    most go narrow, one at a time, until the change fits one request; if even all of them
+    narrow do not fit, the narrow change is split."""
+    whole: list[Ref] = [(i, None) for i in range(len(bundle.files))]
+    if not bundle.files or _fits(bundle, whole, render, budget):
+        return [], ([whole] if bundle.files else []), []
+    wide = [i for i, f in enumerate(bundle.files) if any(ex.narrow for ex in f.excerpts)]
+    if not wide:
+        return [], *_split(bundle, render, budget)
+    bare = bundle._replace(files=(), elsewhere=())
+
+    def cost(f: ContextFile) -> int:
+        return estimate_tokens(render(bare._replace(files=(f,))))
+
+    saving = {i: cost(bundle.files[i]) - cost(narrow(bundle, [i]).files[i]) for i in wide}
+    over = estimate_tokens(render(bundle)) - budget
+    chosen: list[int] = []
+    for i in sorted(wide, key=lambda i: (-saving[i], i)):
+        chosen.append(i)
+        over -= saving[i]
+        if over <= 0:
+            break
+    chosen.sort()
+    if over <= 0 and _fits(narrow(bundle, chosen), whole, render, budget):
+        return chosen, [whole], []
+    return wide, *_split(narrow(bundle, wide), render, budget)
+
+
+def _parts(bundle: ContextBundle, parts: Sequence[Sequence[Ref]],
+           not_reviewed: Sequence[tuple[str, str]]) -> list[ContextBundle]:
+    """The parts of a plan; a file too large for any is named as not reviewed, not as
+    reviewed elsewhere."""
+    skipped = {p for p, _ in not_reviewed}
+    out = [_build(bundle, refs) for refs in parts]
+    if skipped:
+        out = [b._replace(elsewhere=tuple(e for e in b.elsewhere if e[0] not in skipped),
+                          not_reviewed=(*b.not_reviewed, *not_reviewed)) for b in out]
+    return out
 
 
 def _shape(bundle: ContextBundle) -> str:
-    """Files, excerpts and lines per excerpt: the indices a stored plan may name."""
-    return ";".join(",".join(str(len(ex.lines)) for ex in f.excerpts) for f in bundle.files)
+    """Files, excerpts and lines per excerpt (and of their narrow excerpts): the indices a
+    stored plan may name."""
+    return ";".join(",".join(f"{len(ex.lines)}/{'.'.join(str(len(x.lines)) for x in ex.narrow)}"
+                             for ex in f.excerpts) for f in bundle.files)
 
 
 def _build(bundle: ContextBundle, refs: Sequence[Ref]) -> ContextBundle:
@@ -125,13 +191,16 @@ def _build(bundle: ContextBundle, refs: Sequence[Ref]) -> ContextBundle:
 
 
 def _cut(ex: Excerpt, lo: int, hi: int) -> Excerpt:
-    return ex if (lo, hi) == (0, len(ex.lines)) else ex._replace(lines=ex.lines[lo:hi])
+    return ex if (lo, hi) == (0, len(ex.lines)) else ex._replace(lines=ex.lines[lo:hi],
+                                                                  narrow=())
 
 
 def _decode(bundle: ContextBundle, text: str) -> Plan | None:
     """A stored plan rebuilt over `bundle`, or None when it does not read as one."""
     try:
         data = json.loads(text)
+        narrowed = [_index(i, len(bundle.files)) for i in data["narrow"]]
+        bundle = narrow(bundle, narrowed)
         parts: list[list[Ref]] = []
         for raw in data["parts"]:
             refs: list[Ref] = []
@@ -150,7 +219,7 @@ def _decode(bundle: ContextBundle, text: str) -> Plan | None:
         not_reviewed = [(str(p), str(r)) for p, r in data["not_reviewed"]]
     except (ValueError, TypeError, KeyError, IndexError):
         return None
-    return [_build(bundle, refs) for refs in parts], not_reviewed
+    return _parts(bundle, parts, not_reviewed), not_reviewed
 
 
 def _index(i: object, n: int) -> int:
@@ -161,64 +230,99 @@ def _index(i: object, n: int) -> int:
 
 def _split(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int
            ) -> tuple[list[list[Ref]], list[tuple[str, str]]]:
-    """split_bundle's plan, each part as the Refs of its files."""
-
-    def fits(files: Sequence[ContextFile]) -> bool:
-        return estimate_tokens(render(sub_bundle(bundle, files))) <= budget
-
+    """The parts of a bundle that does not fit one, each as the Refs of its files."""
+    # room for the files: the rendering of a part without any (preamble, the list of the
+    # change's other files at its longest) taken from the budget
     empty = render(sub_bundle(bundle, []))
     room = budget - estimate_tokens(empty)
 
     def cost(f: ContextFile) -> int:
-        # the file's share: what its rendering adds to the empty bundle's (estimating the
-        # whole rendering again per file would re-count the preamble thousands of times)
-        return estimate_tokens(render(sub_bundle(bundle, [f]))[len(empty):]) + 1
+        # the file's share: what its rendering adds to a part's (estimating the whole
+        # rendering again per file would re-count the preamble thousands of times)
+        return estimate_tokens(render(bare._replace(files=(f,)))) - base + 1
 
-    # (file or piece, its Ref, cost, part ends after)
-    items: list[tuple[ContextFile, Ref, int, bool]] = []
+    bare = bundle._replace(files=(), elsewhere=())
+    base = estimate_tokens(render(bare))
+    costs = [cost(f) for f in bundle.files]
     not_reviewed: list[tuple[str, str]] = []
-    for index, f in enumerate(bundle.files):
-        c = cost(f)
-        if c <= room:
-            items.append((f, (index, None), c, _boundary(f.path)))
+    # the units a part is filled with: (Refs, cost); a file too large becomes its pieces
+    pieces: dict[int, list[tuple[list[Ref], int]]] = {}
+    for i, f in enumerate(bundle.files):
+        if costs[i] <= room:
             continue
-        parts = _pieces(f, cost, room)
-        if parts is None:
+        specs = _pieces(f, cost, room)
+        if specs is None:
             not_reviewed.append((f.path, TOO_LARGE))
-        else:
-            for spec in parts:
-                piece = f._replace(excerpts=tuple(_cut(f.excerpts[j], lo, hi)
-                                                  for j, lo, hi in spec))
-                items.append((piece, (index, spec), cost(piece), True))
-    chunks: list[list[Ref]] = []
-    start = 0
-    while start < len(items):
-        # as many items as the per-file costs allow, checked against the real rendering
-        # (which differs a little: fences and joins), then the longest prefix that fits
-        n, used = 0, 0
-        while start + n < len(items) and (n == 0 or (
-                used + items[start + n][2] <= room and not items[start + n - 1][3])):
-            used += items[start + n][2]
-            n += 1
-        files = [f for f, _, _, _ in items[start:start + n]]
-        if not fits(files):
-            lo, hi = 0, n - 1
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if fits(files[:mid]):
-                    lo = mid
-                else:
-                    hi = mid - 1
-            n = lo
-        if n == 0:  # one item alone does not fit its real rendering
-            path = items[start][0].path
-            if (path, TOO_LARGE) not in not_reviewed:
-                not_reviewed.append((path, TOO_LARGE))
-            start += 1
+            pieces[i] = []
             continue
-        chunks.append([ref for _, ref, _, _ in items[start:start + n]])
-        start += n
+        pieces[i] = [([(i, spec)], cost(f._replace(excerpts=tuple(
+            _cut(f.excerpts[j], lo, hi) for j, lo, hi in spec)))) for spec in specs]
+
+    def units(files: list[int]) -> list[tuple[list[Ref], int]]:
+        out: list[tuple[list[Ref], int]] = []
+        for i in files:
+            out.extend(pieces[i] if i in pieces else [([(i, None)], costs[i])])
+        return out
+
+    groups = related.modules(bundle.files, related.clusters(bundle.files))
+    parts: list[tuple[list[Ref], int]] = []  # (refs, estimated cost)
+
+    def place(refs: list[Ref], c: int) -> bool:
+        for n, (have, used) in enumerate(parts):
+            if used + c <= room:
+                parts[n] = (have + refs, used + c)
+                return True
+        return False
+
+    def add(levels: list[list[int]]) -> None:
+        """A group of clusters: whole if it fits, else cluster by cluster, else file by
+        file (consecutive files kept together while they fit)."""
+        files = [i for cluster in levels for i in cluster]
+        c = sum(costs[i] for i in files)
+        if c <= room and all(i not in pieces for i in files):
+            if not place([(i, None) for i in files], c):
+                parts.append(([(i, None) for i in files], c))
+            return
+        if len(levels) > 1:
+            for cluster in sorted(levels, key=lambda g: (-sum(costs[i] for i in g), g[0])):
+                add([cluster])
+            return
+        current: list[Ref] = []
+        used = 0
+        for refs, uc in units(files):
+            if current and used + uc > room:
+                parts.append((current, used))
+                current, used = [], 0
+            current = current + refs
+            used += uc
+        if current and not place(current, used):
+            parts.append((current, used))
+
+    for group in sorted(groups, key=lambda g: (-sum(costs[i] for c in g for i in c),
+                                               g[0][0])):
+        add(group)
+    chunks: list[list[Ref]] = []
+    for refs, _ in parts:
+        # the estimate per file differs a little from the real rendering (fences, joins):
+        # checked, and what does not fit goes to a part of its own
+        refs = sorted(refs, key=lambda r: (r[0], r[1] or ()))
+        while refs:
+            n = len(refs)
+            while n > 1 and not _fits(bundle, refs[:n], render, budget):
+                n -= 1
+            if not _fits(bundle, refs[:n], render, budget):
+                path = bundle.files[refs[0][0]].path
+                if (path, TOO_LARGE) not in not_reviewed:
+                    not_reviewed.append((path, TOO_LARGE))
+            else:
+                chunks.append(refs[:n])
+            refs = refs[n:]
     return chunks, not_reviewed
+
+
+def _fits(bundle: ContextBundle, refs: Sequence[Ref], render: Callable[[ContextBundle], str],
+          budget: int) -> bool:
+    return estimate_tokens(render(_build(bundle, refs))) <= budget
 
 
 def _pieces(f: ContextFile, cost: Callable[[ContextFile], int], room: int

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ from review_agent.records import Change, ContextBundle, ContextFile, DiffLine
 from review_agent.secrets import planted_examples
 from review_agent.vcs import git
 from tests.conftest import Repo
+from tests.unit.text.test_scopes import CASES as SCOPE_CASES
 
 READ_LIMIT = 2_000_000
 
@@ -68,7 +70,10 @@ def test_python_hunk_in_the_middle_of_a_method(repo_with_commit: Repo) -> None:
     assert cf.language == "python" and cf.status == "M"
     (ex,) = cf.excerpts
     assert ex.header == "def add(self, item):"
+    # the class's signature above the excerpt, the short method whole
     assert numbered(ex.lines) == [
+        ("^", 4, "class Store:"),
+        (" ", 8, "    def add(self, item):"),
         (" ", 9, "        if item is None:"),
         (" ", 10, "            return"),
         (" ", 11, "        self.items.append(item)"),
@@ -78,7 +83,7 @@ def test_python_hunk_in_the_middle_of_a_method(repo_with_commit: Repo) -> None:
         (" ", 14, ""),
         (" ", 15, "    def clear(self):"),
     ]
-    assert [ln.old_no for ln in ex.lines] == [9, 10, 11, 12, None, 13, 14, 15]
+    assert [ln.old_no for ln in ex.lines] == [4, 8, 9, 10, 11, 12, None, 13, 14, 15]
 
 
 JS = """import { api } from './api';
@@ -371,7 +376,8 @@ def test_render_is_deterministic(repo_with_commit: Repo) -> None:
     _, one = staged(repo_with_commit)
     _, two = staged(repo_with_commit)
     assert one == two and render_bundle(one) == render_bundle(two)
-    assert "    2 + " in render_bundle(one) and "@@ def add(a, b):" in render_bundle(one)
+    # the function is shown whole: its header line is not repeated after the @@
+    assert "    2 + " in render_bundle(one) and "@@\n     1   def add(a, b):" in render_bundle(one)
 
 
 def test_without_blobs_the_hunks_are_used(repo_with_commit: Repo) -> None:
@@ -452,3 +458,30 @@ def test_pure_rename_and_mode_change_are_listed_without_excerpts(repo_with_commi
         ("src/app.py", None, "M", ()), ("tests/test_calc.py", "tests/test_app.py", "R", ())]
     assert bundle.not_reviewed == ()
     assert 'path="tests/test_calc.py" status=R from="tests/test_app.py"' in render_bundle(bundle)
+
+
+EXT = {"python": "py", "javascript": "js", "typescript": "ts", "go": "go", "java": "java",
+       "ruby": "rb", "rust": "rs"}
+
+
+@pytest.mark.parametrize("case", SCOPE_CASES, ids=[c[0] for c in SCOPE_CASES])
+def test_a_staged_hunk_shows_every_enclosing_signature(git_repo: Repo,
+                                                       case: tuple[str, str, list[str], int]
+                                                       ) -> None:
+    language, source, headers, _ = case
+    # a body long enough not to be shown whole: the signatures come as ^ lines
+    marked = next(ln for ln in source.split("\n") if "<-" in ln)
+    indent = marked[: len(marked) - len(marked.lstrip())]
+    filler = "".join(f"{indent}{'#' if language in ('python', 'ruby') else '//'} note {i}\n"
+                     for i in range(70))
+    source = source.replace(marked + "\n", filler + marked + "\n" + filler)
+    path = f"src/sample.{EXT[language]}"
+    git_repo.commit("sample", {path: source})
+    git_repo.stage({path: source.replace(marked, marked.replace("<-", "<- edited"))})
+    _, bundle = staged(git_repo)
+    (ex,) = only(bundle, path).excerpts
+    scopes = [ln.text.strip() for ln in ex.lines if ln.kind == "^"]
+    shown = [ln.text.strip() for ln in ex.lines]
+    assert [h for h in headers if h in shown] == headers, shown[:8]
+    assert scopes and set(scopes) <= set(headers) | {ln.strip() for ln in source.split("\n")}
+    assert ex.lines[0].kind == "^" and any(ln.kind == "+" for ln in ex.lines)

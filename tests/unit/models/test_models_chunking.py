@@ -8,10 +8,10 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from review_agent.context.render import render_bundle
 from review_agent.models.chunking import (
     OVERLAP,
     TOO_LARGE,
-    _boundary,
     estimate_tokens,
     halve,
     run_pool,
@@ -51,26 +51,70 @@ def test_estimate_is_close_to_a_word_count_for_prose_and_zero_for_nothing() -> N
     assert estimate_tokens("리뷰 에이전트") >= 6
 
 
-def test_small_bundle_parts_end_only_at_path_boundaries() -> None:
+def test_a_bundle_that_fits_is_one_part_that_names_what_is_not_reviewed() -> None:
     files = [cfile(f"src/m{i}.py") for i in range(12)]
     b = bundle(*files)
-    chunks, skipped = split_bundle(b, render, 10_000)
-    assert skipped == []
-    assert [f for c in chunks for f in c.files] == files
-    assert len(chunks) == 1 + sum(_boundary(f.path) for f in files[:-1])
-    assert 1 < len(chunks) < len(files)  # these twelve paths: neither one part nor one each
+    chunks, skipped = split_bundle(b, render_bundle, 10_000)
+    assert skipped == [] and len(chunks) == 1
+    assert chunks[0].files == b.files and chunks[0].elsewhere == ()
+    assert chunks[0].not_reviewed == (("big.bin", "binary"),)
+
+
+def coded(path: str, *lines: str) -> ContextFile:
+    return ContextFile(path, None, "M", "python", (Excerpt("", tuple(
+        DiffLine("+", None, i + 1, text) for i, text in enumerate(lines))),))
+
+
+def filler(path: str, n: int = 12) -> ContextFile:
+    return coded(path, *(f"setting_{i} = load_{path.replace('/', '_')[:-3]}({i})"
+                         for i in range(n)))
+
+
+def test_a_definition_and_its_use_share_a_part() -> None:
+    helper = coded("src/zz/helpers.py", "class RetryBudget:", "    def spend(self, n):",
+                   "        self.left -= n")
+    user = coded("src/aa/app.py", "budget = RetryBudget()", "budget.spend(3)")
+    files = [user, *(filler(f"src/m{i}/mod.py") for i in range(8)), helper]
+    b = bundle(*files)
+    chunks, _ = split_bundle(b, render_bundle, 700)
+    assert len(chunks) > 2
+    (together,) = [c for c in chunks if "src/aa/app.py" in [f.path for f in c.files]]
+    assert "src/zz/helpers.py" in [f.path for f in together.files]
+
+
+def test_a_source_and_its_test_share_a_part() -> None:
+    pairs = [(filler(f"lib/mod{i}.py", 10), filler(f"tests/test_mod{i}.py", 10))
+             for i in range(4)]
+    b = bundle(*(f for pair in pairs for f in pair), filler("docs/conf.py"))
+    chunks, _ = split_bundle(b, render_bundle, 900)
+    assert len(chunks) >= 3
+    where = {f.path: n for n, c in enumerate(chunks) for f in c.files}
+    for i in range(4):
+        assert where[f"lib/mod{i}.py"] == where[f"tests/test_mod{i}.py"], where
+
+
+def test_every_part_names_the_change_s_other_files_with_their_counts() -> None:
+    files = [filler(f"pkg{i}/mod.py") for i in range(6)]
+    chunks, _ = split_bundle(bundle(*files), render_bundle, 500)
+    assert len(chunks) > 1
     for c in chunks:
-        assert all(not _boundary(f.path) for f in c.files[:-1])
+        here = {f.path for f in c.files}
+        assert {p for p, _, _ in c.elsewhere} == {f.path for f in files} - here
+        assert all((a, d) == (12, 0) for _, a, d in c.elsewhere)
+        text = render_bundle(c)
+        assert '"pkg0/mod.py" (+12 -0)' in text or "pkg0/mod.py" in here
 
 
-def test_editing_one_file_changes_only_its_part() -> None:
-    files = [cfile(f"src/m{i}.py") for i in range(10)]
+def test_editing_one_file_in_place_changes_only_its_part() -> None:
+    files = [filler(f"pkg{i}/mod.py") for i in range(10)]
     edited = list(files)
-    edited[4] = cfile("src/m4.py", lines=7)
-    before, _ = split_bundle(bundle(*files), render, 10_000)
-    after, _ = split_bundle(bundle(*edited), render, 10_000)
+    edited[4] = coded("pkg4/mod.py", *(ln.text.replace("load", "read") for ex in
+                                       files[4].excerpts for ln in ex.lines))
+    before, _ = split_bundle(bundle(*files), render_bundle, 700)
+    after, _ = split_bundle(bundle(*edited), render_bundle, 700)
+    assert len(after) > 2
     changed = [c for c in after if c not in before]
-    assert len(changed) == 1 and "src/m4.py" in [f.path for f in changed[0].files]
+    assert len(changed) == 1 and "pkg4/mod.py" in [f.path for f in changed[0].files]
 
 
 def test_large_bundle_splits_in_order_and_every_chunk_fits() -> None:
@@ -82,7 +126,7 @@ def test_large_bundle_splits_in_order_and_every_chunk_fits() -> None:
     assert skipped == [] and len(chunks) > 3
     assert all(estimate_tokens(render(c)) <= budget for c in chunks)
     assert [f.path for c in chunks for f in c.files] == [f.path for f in files]
-    assert all(c.not_reviewed == () for c in chunks)
+    assert all(c.not_reviewed == b.not_reviewed for c in chunks)  # every part names them
 
 
 def test_file_larger_than_budget_is_split_by_excerpts() -> None:

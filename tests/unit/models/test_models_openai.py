@@ -232,7 +232,8 @@ def test_a_line_too_large_for_the_budget_leaves_its_file_not_reviewed() -> None:
         reply = model(srv, token_budget=3000).review(PROMPT, b)
     assert reply.not_reviewed == (("huge.py", "too large for the model budget"),)
     assert any("too large for the model budget" in w for w in reply.warnings)
-    assert all("huge.py" not in rec.user for rec in srv.requests)
+    assert all("1 + 1 + 1" not in rec.user for rec in srv.requests)
+    assert all("\"huge.py\" (too large for the model budget)" in rec.user for rec in srv.requests)
     assert len(srv.requests) == 1
 
 

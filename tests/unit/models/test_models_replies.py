@@ -14,7 +14,6 @@ import pytest
 
 from review_agent.models import make_adapter
 from review_agent.models.base import ModelReply, ModelSettings
-from review_agent.models.chunking import _boundary
 from review_agent.models.ollama import OllamaModel, ollama_root
 from review_agent.models.openai import OpenAIModel
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt, Finding
@@ -56,9 +55,8 @@ def review(srv: ModelServer, b: ContextBundle | None = None, **kw: Any) -> Model
 
 
 def one_part_paths(n: int, stem: str = "src/m") -> list[str]:
-    """n paths the chunker keeps in one part (no part boundary after any but the last)."""
-    names = [f"{stem}{i:02}.py" for i in range(200)]
-    return [p for p in names if not _boundary(p)][:n]
+    """n paths of small files: a bundle of them fits the budget, so it is one part."""
+    return [f"{stem}{i:02}.py" for i in range(n)]
 
 
 def kept(reply: ModelReply) -> list[tuple[str, int]]:
