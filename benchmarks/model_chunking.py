@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from review_agent.config.options import Options  # noqa: E402
 from review_agent.models import make_adapter  # noqa: E402
 from review_agent.models.base import ModelSettings  # noqa: E402
-from review_agent.models.chunking import estimate_tokens  # noqa: E402
+from review_agent.models.tokens import estimate_tokens  # noqa: E402
 from review_agent.vcs import git  # noqa: E402
 from tests.model_server import ModelServer, Recorded, Reply, findings  # noqa: E402
 

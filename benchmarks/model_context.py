@@ -42,6 +42,7 @@ sys.path.insert(0, str(CODE))
 sys.path.insert(1, str(ROOT))
 
 from review_agent.config.options import Options  # noqa: E402
+from review_agent.errors import GitError  # noqa: E402
 from review_agent.models import make_adapter  # noqa: E402
 from review_agent.models.base import ModelSettings  # noqa: E402
 from review_agent.review.pipeline import with_new_blobs  # noqa: E402
@@ -67,7 +68,12 @@ try:
     from review_agent.models.request import reply_tokens, review_user_message
 except ImportError:  # before the model modules' split
     from review_agent.models.openai import reply_tokens, review_user_message  # type: ignore
-from review_agent.models.chunking import MARGIN, estimate_tokens  # noqa: E402
+from review_agent.models.chunking import MARGIN  # noqa: E402
+
+try:
+    from review_agent.models.tokens import estimate_tokens
+except ImportError:
+    from review_agent.models.chunking import estimate_tokens  # type: ignore
 
 # tree-sitter node types of a function, and whether its signature line is its name's
 FUNCTIONS: dict[str, dict[str, bool]] = {
@@ -263,10 +269,14 @@ def measure(repos: list[Path], per_repo: int, budget: int, scan: int) -> dict[st
     bundles = []
     with ModelServer() as srv:
         for root, sha, parent in picked:
-            change, bundle, blobs = bundle_of(root, parent, sha)
+            try:
+                change, bundle, blobs = bundle_of(root, parent, sha)
+            except GitError:  # a mirror without some of the commit's objects
+                out["unreadable"] = out.get("unreadable", 0) + 1
+                continue
             if len(bundle.files) < 2:
                 continue
-            bundles.append(bundle)
+            bundles.append((root, parent, sha))
             reply, recs = review(bundle, srv, budget, cache=False)
             out["commits"] += 1
             out["one_request"] += reply.requests == 1
@@ -293,7 +303,10 @@ def measure(repos: list[Path], per_repo: int, budget: int, scan: int) -> dict[st
             replays = []
             for _ in range(2):  # the history replayed commit by commit, twice
                 parts = cached = 0
-                for bundle in bundles:
+                for root, parent, sha in bundles:
+                    # staged again: what the staging found (secrets.known) is masked in the
+                    # request at the wire, for the change staged last
+                    _, bundle, _ = bundle_of(root, parent, sha)
                     reply, _ = review(bundle, srv, budget, cache=True)
                     parts += reply.parts
                     cached += reply.cached_parts
@@ -319,7 +332,10 @@ def growing(repos: list[Path], srv: ModelServer, budget: int, pushes: int = 8
             continue
         base = line[0]
         for head in line[1:]:
-            _, bundle, _ = bundle_of(root, base, head)
+            try:
+                _, bundle, _ = bundle_of(root, base, head)
+            except GitError:
+                continue
             if not bundle.files:
                 continue
             reply, _ = review(bundle, srv, budget, cache=True)

@@ -1,6 +1,6 @@
 """Ctrl-C and SIGTERM end a run at once: both become an exception in the main thread.
 
-Worker threads are daemons (models/chunking.run_pool), so nothing waits for requests in
+Worker threads are daemons (models/pool.run_pool), so nothing waits for requests in
 flight; cli.main maps the exception to one line on stderr and exit 130 (SIGINT) or 143
 (SIGTERM), before any report is written.
 """

@@ -20,7 +20,6 @@ from review_agent import cache
 from review_agent.errors import ModelError
 from review_agent.models import parse, review_loop
 from review_agent.models.base import ModelReply, ModelSettings
-from review_agent.models.chunking import estimate_tokens
 from review_agent.models.envelope import Message
 from review_agent.models.http import HttpFailure, call_with_retries, post, safe_url
 from review_agent.models.refusals import (
@@ -40,6 +39,7 @@ from review_agent.models.request import (
     with_contract,
 )
 from review_agent.models.review_loop import AskFailed, Tally
+from review_agent.models.tokens import estimate_tokens
 from review_agent.records import ContextBundle, Finding
 from review_agent.secrets import redact_request
 

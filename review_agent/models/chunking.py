@@ -1,54 +1,19 @@
-"""Large changes: a token estimate, bundles split to fit a budget, a bounded pool."""
+"""A change in parts that fit a model's budget: one part when it fits, else parts of related
+files, a file too large split between excerpts and into windows of lines; halving."""
 
 from __future__ import annotations
 
 import json
-import re
-import threading
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
 
 from review_agent import __version__, cache
 from review_agent.models import related
+from review_agent.models.tokens import estimate_tokens
 from review_agent.records import ContextBundle, ContextFile, Excerpt
 
-T = TypeVar("T")
-R = TypeVar("R")
-
 TOO_LARGE = "too large for the model budget"
-
-# Shaped like the pre-split of OpenAI's BPE tokenizers: a word takes its leading space.
-_HUMP = re.compile(r"[a-z][A-Z]")
-_PIECE = re.compile(r" ?[A-Za-z]+| ?[0-9]{1,3}| ?[^\sA-Za-z0-9]+|\s+")
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens a BPE tokenizer would make of `text`, erring high.
-
-    Measured against cl100k_base and o200k_base (benchmarks/model_chunking.py --tokens):
-    8 to 26% over in total on Python, diffs and English prose, 12% over on Korean
-    (cl100k); a single file of nonsense words (rot13 text) comes out 40% under.
-    """
-    n = 0
-    for m in _PIECE.finditer(text):
-        s = m.group()
-        c = s[-1]
-        if c.isalpha():
-            if not c.isascii():
-                n += len(s)  # non-ASCII letters: about one token each
-            elif s.isupper():
-                n += 1 + len(s) // 4  # CONSTANTS split finer than words
-            else:
-                # each camelCase hump is about a token of its own
-                n += 1 + len(s) // 10 + len(_HUMP.findall(s))
-        elif c.isspace():
-            n += 1 + len(s) // 16
-        elif c.isdigit():
-            n += 1
-        else:
-            n += (len(s) + 2) // 3 if s.isascii() else len(s.encode("utf-8", "surrogatepass")) // 2
-    return n
 
 
 def sub_bundle(bundle: ContextBundle, files: Sequence[ContextFile]) -> ContextBundle:
@@ -123,9 +88,12 @@ def narrow(bundle: ContextBundle, which: Sequence[int]) -> ContextBundle:
         return bundle
     files = list(bundle.files)
     for i in which:
-        f = files[i]
-        files[i] = f._replace(excerpts=tuple(x for ex in f.excerpts for x in (ex.narrow or (ex,))))
+        files[i] = _narrow_file(files[i])
     return bundle._replace(files=tuple(files))
+
+
+def _narrow_file(f: ContextFile) -> ContextFile:
+    return f._replace(excerpts=tuple(x for ex in f.excerpts for x in (ex.narrow or (ex,))))
 
 
 def _plan(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: int
@@ -146,7 +114,7 @@ def _plan(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget:
     def cost(f: ContextFile) -> int:
         return estimate_tokens(render(bare._replace(files=(f,))))
 
-    saving = {i: cost(bundle.files[i]) - cost(narrow(bundle, [i]).files[i]) for i in wide}
+    saving = {i: cost(bundle.files[i]) - cost(_narrow_file(bundle.files[i])) for i in wide}
     over = estimate_tokens(render(bundle)) - budget
     chosen: list[int] = []
     for i in sorted(wide, key=lambda i: (-saving[i], i)):
@@ -244,6 +212,11 @@ def _split(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget
     bare = bundle._replace(files=(), elsewhere=())
     base = estimate_tokens(render(bare))
     costs = [cost(f) for f in bundle.files]
+    # the files' shares do not add up to their rendering together (each alone has a fence
+    # of its own, and a fence's hex digits cost 6 to 12 tokens): scaled to what they add
+    together = estimate_tokens(render(bare._replace(files=bundle.files))) - base
+    scale = max(1.0, together / max(1, sum(costs)))
+    costs = [math.ceil(c * scale) for c in costs]
     not_reviewed: list[tuple[str, str]] = []
     # the units a part is filled with: (Refs, cost); a file too large becomes its pieces
     pieces: dict[int, list[tuple[list[Ref], int]]] = {}
@@ -301,23 +274,40 @@ def _split(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget
     for group in sorted(groups, key=lambda g: (-sum(costs[i] for c in g for i in c),
                                                g[0][0])):
         add(group)
+    # the estimates are checked against each part's real rendering: the longest prefix
+    # that fits stays, the rest is placed again in later parts
     chunks: list[list[Ref]] = []
-    for refs, _ in parts:
-        # the estimate per file differs a little from the real rendering (fences, joins):
-        # checked, and what does not fit goes to a part of its own
-        refs = sorted(refs, key=lambda r: (r[0], r[1] or ()))
-        while refs:
-            n = len(refs)
-            while n > 1 and not _fits(bundle, refs[:n], render, budget):
-                n -= 1
-            if not _fits(bundle, refs[:n], render, budget):
-                path = bundle.files[refs[0][0]].path
-                if (path, TOO_LARGE) not in not_reviewed:
-                    not_reviewed.append((path, TOO_LARGE))
-            else:
-                chunks.append(refs[:n])
-            refs = refs[n:]
+    queue = [sorted(refs, key=lambda r: (r[0], r[1] or ())) for refs, _ in parts]
+    left: list[Ref] = []
+    while queue or left:
+        refs = queue.pop(0) if queue else []
+        if left:  # what did not fit before joins the next part, else one of its own
+            refs, left = sorted([*refs, *left], key=lambda r: (r[0], r[1] or ())), []
+        n = _longest_fit(bundle, refs, render, budget)
+        if n == 0:
+            path = bundle.files[refs[0][0]].path
+            if (path, TOO_LARGE) not in not_reviewed:
+                not_reviewed.append((path, TOO_LARGE))
+            n = 1
+        else:
+            chunks.append(refs[:n])
+        left = refs[n:]
     return chunks, not_reviewed
+
+
+def _longest_fit(bundle: ContextBundle, refs: list[Ref],
+                 render: Callable[[ContextBundle], str], budget: int) -> int:
+    """How many of `refs`, from the first, fit one part (0: not even the first)."""
+    if _fits(bundle, refs, render, budget):
+        return len(refs)
+    lo, hi = 0, len(refs) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _fits(bundle, refs[:mid], render, budget):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _fits(bundle: ContextBundle, refs: Sequence[Ref], render: Callable[[ContextBundle], str],
@@ -402,53 +392,3 @@ def halve(bundle: ContextBundle) -> tuple[ContextBundle, ContextBundle] | None:
     second = ex._replace(lines=ex.lines[mid - OVERLAP // 2:])
     return (sub_bundle(bundle, [f._replace(excerpts=(first,))]),
             sub_bundle(bundle, [f._replace(excerpts=(second,))]))
-
-
-def run_pool(items: Sequence[T], work: Callable[[T], R], workers: int,
-             done: Callable[[], None] | None = None) -> list[R]:
-    """work(item) for every item on at most `workers` threads; results in item order.
-
-    The threads are daemons and nobody joins them: Ctrl-C or SIGTERM in the main thread
-    ends the run at once, even with requests in flight (a ThreadPoolExecutor would make
-    the interpreter wait for every one of them at exit). The first exception of a worker
-    is raised here, after the other items have finished.
-    """
-    if len(items) <= 1 or workers <= 1:
-        results = []
-        for item in items:
-            results.append(work(item))
-            if done is not None:
-                done()
-        return results
-    out: list[tuple[R] | None] = [None] * len(items)
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-    finished = threading.Event()
-    pending = iter(range(len(items)))
-    left = [len(items)]
-
-    def worker() -> None:
-        while True:
-            with lock:
-                i = next(pending, None)
-            if i is None:
-                return
-            try:
-                out[i] = (work(items[i]),)
-                if done is not None:
-                    done()
-            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-                with lock:
-                    errors.append(exc)
-            with lock:
-                left[0] -= 1
-                if left[0] == 0:
-                    finished.set()
-
-    for _ in range(min(workers, len(items))):
-        threading.Thread(target=worker, name="review-agent-model", daemon=True).start()
-    while not finished.wait(0.5):  # a timed wait: signals reach the main thread everywhere
-        pass
-    if errors:
-        raise errors[0]
-    return [r[0] for r in out if r is not None]

@@ -16,7 +16,8 @@ from review_agent import findings as findings_mod
 from review_agent.context.render import render_bundle
 from review_agent.models import parse
 from review_agent.models.base import ModelReply, ModelSettings
-from review_agent.models.chunking import MARGIN, estimate_tokens, halve, run_pool, split_bundle
+from review_agent.models.chunking import MARGIN, halve, split_bundle
+from review_agent.models.pool import run_pool
 from review_agent.models.progress import ProgressLine
 from review_agent.models.request import (
     FINDINGS_SCHEMA,
@@ -25,6 +26,7 @@ from review_agent.models.request import (
     review_user_message,
     with_contract,
 )
+from review_agent.models.tokens import estimate_tokens
 from review_agent.records import ContextBundle, Finding
 
 T = TypeVar("T")

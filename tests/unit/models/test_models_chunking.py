@@ -9,14 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from review_agent.context.render import render_bundle
-from review_agent.models.chunking import (
-    OVERLAP,
-    TOO_LARGE,
-    estimate_tokens,
-    halve,
-    run_pool,
-    split_bundle,
-)
+from review_agent.models.chunking import OVERLAP, TOO_LARGE, halve, split_bundle
+from review_agent.models.pool import run_pool
+from review_agent.models.tokens import estimate_tokens
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt
 
 
