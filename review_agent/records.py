@@ -112,6 +112,7 @@ class ContextBundle(NamedTuple):
     redactions: int  # how many secrets were redacted (both tiers, allowed included)
     # a part of a split bundle: the change's other files (path, added, removed lines)
     elsewhere: tuple[tuple[str, int, int], ...] = ()
+    elsewhere_listed: int = 40  # of them named in the rendering (the rest counted)
 
 
 class ReviewedFile(NamedTuple):

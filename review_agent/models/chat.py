@@ -172,15 +172,18 @@ class ChatModel:
     # -- one question ---------------------------------------------------------------------
 
     def ask(self, system: str, user: str, deadline: float, read: Callable[[str], T],
-            schema: Mapping[str, Any] | None, max_tokens: int, tally: Tally
-            ) -> tuple[T, int, bool]:
+            schema: Mapping[str, Any] | None, max_tokens: int, tally: Tally,
+            cached_as: str | None = None) -> tuple[T, int, bool]:
         """read(content) of the model's answer, from the cache or over HTTP: (value, requests
-        sent, whether the cache answered). AskFailed when it cannot be had."""
+        sent, whether the cache answered). The answer is cached under the system prompt,
+        `cached_as` (the user message when None), the model and the base URL. AskFailed when
+        it cannot be had."""
         # the final redaction pass, at the wire: the role prompt (rendered with the task and
         # brief the user typed) and the user message (the context, already redacted per
         # file) lose anything that could be a credential and every value found in the change
         system, user = redact_request(system), redact_request(user)
-        k = cache.key(system, user, self.spec, self.base_url)
+        keyed = user if cached_as is None else redact_request(cached_as)
+        k = cache.key(system, keyed, self.spec, self.base_url)
         root = self._root()
         if self.settings.cache:
             hit = cache.load(root, k)

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from review_agent.checks import RULES
 from review_agent.records import Finding
 
 MAX_PER_PART = 10  # findings the model is asked for at most, per part
@@ -90,17 +91,29 @@ def render_request(request: Mapping[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
-def known_section(known: Sequence[Finding], paths: set[str]) -> str:
-    """The builtin findings on the part's files, listed so the model does not repeat them.
+def known_lines(known: Sequence[Finding], paths: set[str]) -> list[str]:
+    """The builtin findings on the files at `paths`, one line each, in path and line order.
 
-    A secret finding is named by its rule only: its message shows part of the value.
+    A finding is described by its rule's summary, which says the same on every change (a
+    message can count the whole change: `30 added lines in 10 files`), so what a part is
+    told depends on its own files alone; a secret is named by its rule only (its message
+    shows part of the value).
     """
     lines = []
     for f in sorted((f for f in known if f.path in paths),
-                    key=lambda f: (f.path, f.line, f.rule))[:MAX_KNOWN]:
-        what = "a secret" if f.source == "secrets" else " ".join(f.message.split())[:160]
+                    key=lambda f: (f.path, f.line, f.rule)):
+        rule = RULES.get(f.rule)
+        what = ("a secret" if f.source == "secrets" else rule.summary if rule is not None
+                else " ".join(f.message.split())[:160])
         lines.append(f"- {json.dumps(f.path, ensure_ascii=False)} line {f.line} "
                      f"[{f.rule}]: {what}")
+    return lines
+
+
+def known_section(known: Sequence[Finding], paths: set[str]) -> str:
+    """The builtin findings on the part's files (at most MAX_KNOWN), listed so the model
+    does not repeat them."""
+    lines = known_lines(known, paths)[:MAX_KNOWN]
     if not lines:
         return ""
     return ("Already reported by the builtin checks (do not report these again):\n"

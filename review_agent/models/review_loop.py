@@ -16,17 +16,19 @@ from review_agent import findings as findings_mod
 from review_agent.context.render import render_bundle
 from review_agent.models import parse
 from review_agent.models.base import ModelReply, ModelSettings
-from review_agent.models.chunking import MARGIN, halve, split_bundle
+from review_agent.models.chunking import MARGIN, split_bundle
 from review_agent.models.pool import run_pool
 from review_agent.models.progress import ProgressLine
 from review_agent.models.request import (
     FINDINGS_SCHEMA,
     REVIEW_CONTRACT,
+    known_lines,
     reply_tokens,
     review_user_message,
     with_contract,
 )
 from review_agent.models.tokens import estimate_tokens
+from review_agent.models.windows import halve
 from review_agent.records import ContextBundle, Finding
 
 T = TypeVar("T")
@@ -89,8 +91,8 @@ class Reviewer(Protocol):
     settings: ModelSettings
 
     def ask(self, system: str, user: str, deadline: float, read: Callable[[str], T],
-            schema: Mapping[str, Any] | None, max_tokens: int, tally: Tally
-            ) -> tuple[T, int, bool]: ...
+            schema: Mapping[str, Any] | None, max_tokens: int, tally: Tally,
+            cached_as: str | None = None) -> tuple[T, int, bool]: ...
 
     def budget(self, deadline: float) -> int: ...
 
@@ -103,11 +105,23 @@ class Reviewer(Protocol):
     def plans(self) -> Path | None: ...
 
 
-def room(system: str, known: Sequence[Finding], paths: set[str], budget: int) -> int:
-    """Estimated tokens a part's rendering may take in a request of `budget` tokens."""
-    tail = review_user_message("", known, paths)
+def room(system: str, budget: int) -> int:
+    """Estimated tokens a part's user message may take in a request of `budget` tokens."""
     return (int((budget - reply_tokens(budget)) / MARGIN) - estimate_tokens(system)
-            - estimate_tokens(tail) - FRAMING_TOKENS)
+            - FRAMING_TOKENS)
+
+
+def part_message(chunk: ContextBundle, known: Sequence[Finding]) -> str:
+    """A part's user message: its files, the builtin findings on them, the contract."""
+    return review_user_message(render_bundle(chunk), known, {f.path for f in chunk.files})
+
+
+def plan(bundle: ContextBundle, known: Sequence[Finding], space: int, root: Path | None
+         ) -> tuple[list[ContextBundle], list[tuple[str, str]]]:
+    """The parts of `bundle` whose messages fit `space` tokens (models/chunking.py)."""
+    every = known_lines(known, {f.path for f in bundle.files})
+    return split_bundle(bundle, lambda b: part_message(b, known), space, cache_root=root,
+                        keyed_with=every)
 
 
 def review(model: Reviewer, system_prompt: str, bundle: ContextBundle,
@@ -117,11 +131,11 @@ def review(model: Reviewer, system_prompt: str, bundle: ContextBundle,
         return ModelReply((), (), False, 0)
     system = with_contract(system_prompt, '"findings"', REVIEW_CONTRACT)
     budget = model.budget(deadline)
-    space = room(system, known, {f.path for f in bundle.files}, budget)
+    space = room(system, budget)
     if space <= 0:
         return ModelReply((), (f"model {model.spec} failed: token budget {budget} is "
                                "smaller than the prompt",), True, 0)
-    chunks, too_large = split_bundle(bundle, render_bundle, space, cache_root=model.plans())
+    chunks, too_large = plan(bundle, known, space, model.plans())
     progress = ProgressLine(f"review-agent: model {model.spec}", len(chunks))
     tally = Tally(progress)
 
@@ -145,11 +159,13 @@ def review_part(model: Reviewer, system: str, chunk: ContextBundle, known: Seque
     if learnt is not None and learnt < budget:  # another part found the real window
         return resplit(model, system, chunk, known, deadline, learnt, tally, depth,
                        halved_for_length, 0, [])
-    user = review_user_message(render_bundle(chunk), known, {f.path for f in chunk.files})
+    # the reply is kept under what the part shows: the list of the change's other files
+    # (which changes with each of them) is sent, but an edit elsewhere re-sends nothing here
+    shown = part_message(chunk._replace(elsewhere=(), not_reviewed=()), known)
     try:
         (found, notes), sent, cached = model.ask(
-            system, user, deadline, parse.findings, FINDINGS_SCHEMA, reply_tokens(budget),
-            tally)
+            system, part_message(chunk, known), deadline, parse.findings, FINDINGS_SCHEMA,
+            reply_tokens(budget), tally, cached_as=shown)
     except AskFailed as exc:
         if exc.kind == "too_long" and exc.context is not None and exc.context < budget:
             model.learn_context(exc.context)
@@ -182,11 +198,11 @@ def resplit(model: Reviewer, system: str, chunk: ContextBundle, known: Sequence[
             deadline: float, budget: int, tally: Tally, depth: int,
             halved_for_length: bool, sent: int, notes: list[str]) -> Part:
     """The part again in pieces that fit a smaller budget (the server's real context)."""
-    space = room(system, known, {f.path for f in chunk.files}, budget)
+    space = room(system, budget)
     if space <= 0:
         return Part([], notes, f"the server's context ({budget} tokens) is smaller than "
                                "the prompt", sent, False)
-    pieces, too_large = split_bundle(chunk, render_bundle, space, cache_root=model.plans())
+    pieces, too_large = plan(chunk, known, space, model.plans())
     subs = [review_part(model, system, p, known, deadline, budget, tally, depth=depth + 1,
                         halved_for_length=halved_for_length) for p in pieces]
     part = combine(subs, sent, notes)

@@ -174,22 +174,56 @@ def test_second_run_after_changing_one_of_10_files_sends_only_its_part(
         repo_with_commit: Repo) -> None:
     files = {f"src/mod{i}.py": f"def f{i}(x):\n    y = x * {i}\n    return y\n"
              for i in range(10)}
-    repo_with_commit.stage(files)
+    # a budget the ten files do not fit in one request (a change that fits goes whole)
+    repo_with_commit.stage({**files, ".review-agent.yaml": "token_budget: 2200\n"})
     with ModelServer(default=findings()) as srv:
         args = ("hook", "--model", "openai:test", "--base-url", srv.base_url, "-q",
                 "--format", "json")
         assert run_cli(repo_with_commit.path, *args).returncode == 0
         first = len(srv.requests)
         assert first > 1  # ten files make several parts
+        # an edit that keeps the file's line counts (a part names the others' counts)
         repo_with_commit.stage({"src/mod6.py": "def f6(x):\n    y = x * 66\n    return y\n"})
         assert run_cli(repo_with_commit.path, *args).returncode == 0
     assert len(srv.requests) == first + 1
     resent = srv.requests[-1].user
     assert "x * 66" in resent  # the changed file's part, and only that part
-    parts_with_6 = [r for r in srv.requests[:first] if "src/mod6.py" in r.user]
+    # (every part names the others in its closing list: the part holding a file is the
+    # one with its FILE header)
+    parts_with_6 = [r for r in srv.requests[:first] if 'path="src/mod6.py"' in r.user]
     assert len(parts_with_6) == 1
     for path in files:  # the part is the same files as before
-        assert (path in resent) == (path in parts_with_6[0].user)
+        assert (f'path="{path}"' in resent) == (f'path="{path}"' in parts_with_6[0].user)
+
+
+def test_an_edit_that_changes_counts_and_builtin_findings_resends_only_its_part(
+        repo_with_commit: Repo) -> None:
+    # source without tests: the change-wide untested-change finding counts every file's
+    # added lines, and each part names the others' counts; neither may move another part
+    files = {f"src/mod{i}.py": "".join(f"def f{i}_{n}(x):\n    return x * {n}\n"
+                                       for n in range(3)) for i in range(12)}
+    repo_with_commit.stage({**files, ".review-agent.yaml": "token_budget: 2600\n"})
+    with ModelServer(default=findings()) as srv:
+        args = ("hook", "--model", "openai:test", "--base-url", srv.base_url, "-q",
+                "--format", "json")
+        assert run_cli(repo_with_commit.path, *args).returncode == 0
+        first = list(srv.requests)
+        assert len(first) > 2
+        assert any("[untested-change]" in r.user for r in first)
+        edited = files["src/mod7.py"] + "def g7(x):\n    print(x)\n    return x\n"
+        repo_with_commit.stage({"src/mod7.py": edited})
+        proc = run_cli(repo_with_commit.path, *args)
+        assert proc.returncode == 0
+        assert '"rule": "debug-print"' in proc.stdout  # the edit brought a builtin finding
+    resent = srv.requests[len(first):]
+    assert len(resent) == 1
+    assert "print(x)" in resent[0].user and "[debug-print]" in resent[0].user
+    held = [r for r in first if 'path="src/mod7.py"' in r.user]
+    assert len(held) == 1
+    for path in files:  # the same files as before
+        assert (f'path="{path}"' in resent[0].user) == (f'path="{path}"' in held[0].user)
+    assert '"src/mod7.py" (+6 -0)' in " ".join(r.user for r in first)  # the old counts
+    assert '"src/mod7.py" (+' not in resent[0].user  # it holds the file, so it lists it not
 
 
 # -- repository review rules --------------------------------------------------------------

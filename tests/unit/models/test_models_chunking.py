@@ -9,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from review_agent.context.render import render_bundle
-from review_agent.models.chunking import OVERLAP, TOO_LARGE, halve, split_bundle
+from review_agent.models.chunking import split_bundle
+from review_agent.models.packing import TOO_LARGE
 from review_agent.models.pool import run_pool
 from review_agent.models.tokens import estimate_tokens
+from review_agent.models.windows import OVERLAP, halve
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt
 
 
