@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from review_agent import safe_write
@@ -12,6 +13,7 @@ from review_agent.errors import ReviewAgentError
 from review_agent.records import SEVERITY_RANK, Report
 from review_agent.report import text, writer
 from review_agent.report.common import safe_report, summary_line
+from review_agent.report.nothing import nothing_report
 from review_agent.secrets import known
 from review_agent.text.printable import one_line
 
@@ -37,12 +39,7 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
     if verbose:
         _explain(report)
     if output:
-        refuse_redirected("--output", output)
-        try:
-            with safe_write.replacing(output, errors="backslashreplace") as fh:
-                writer(fmt)(report, fh, color=False)
-        except OSError as exc:
-            raise ReviewAgentError(f"cannot write {output}: {exc.strerror}") from None
+        _write_file(output, lambda fh: writer(fmt)(report, fh, color=False))
         if not quiet:
             stream.write(summary_line(report) + f" · report in {output}\n")
         return
@@ -60,6 +57,41 @@ def refuse_redirected(flag: str, path: str) -> None:
     if where is not None:
         raise ReviewAgentError(f"{flag} {path}: a link takes its directory to {where}, outside "
                                "the working directory; refused (name the real path)")
+
+
+def emit_nothing(message: str, *, fmt: str, output: str | None, stream: TextIO,
+                 no_color: bool, quiet: bool, trigger: str, model: str = "builtin") -> None:
+    """Nothing was reviewed (nothing staged, skipped, an empty range): the format's empty
+    document still goes to --output or stdout; `message` goes to stdout only where stdout
+    carries no document (text, or a report in a file), else to stderr."""
+    if fmt == "text" and not output:
+        if not quiet:
+            stream.write(f"review-agent: {message}\n")
+        return
+    report = nothing_report(message, trigger=trigger, model=model)
+    if fmt == "text":
+        _write_file(output, lambda fh: fh.write(f"review-agent: {message}\n"))
+    elif output:
+        _write_file(output, lambda fh: writer(fmt)(report, fh, color=False))
+    else:
+        emit(report, fmt=fmt, output=None, stream=stream, no_color=no_color, quiet=quiet)
+    if quiet:
+        return
+    if output:
+        stream.write(f"review-agent: {message} · report in {output}\n")
+    else:
+        sys.stderr.write(f"review-agent: {message}\n")
+
+
+def _write_file(output: str, write: Callable[[TextIO], object]) -> None:
+    """The one place a report file is written (never through a link at its name, nor
+    through a link that takes its directory outside the working directory)."""
+    refuse_redirected("--output", output)
+    try:
+        with safe_write.replacing(output, errors="backslashreplace") as fh:
+            write(fh)
+    except OSError as exc:
+        raise ReviewAgentError(f"cannot write {output}: {exc.strerror}") from None
 
 
 def shows_excerpts(fmt: str, trigger: str, shard: str = "") -> bool:

@@ -54,8 +54,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     defaults, then to the scanner.
     """
     if skipped(env):
-        if not args.quiet:
-            stream.write("review-agent: skipped (REVIEW_AGENT_SKIP or SKIP)\n")
+        _nothing(args, stream, "skipped (REVIEW_AGENT_SKIP or SKIP)", "pre_commit")
         return 0
     reads = prefetched if prefetched is not None else prefetch.unread()
     root = reads.toplevel(Path.cwd())  # not a repository: exit 2, one line
@@ -66,10 +65,12 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
     try:
         hook = _hook_change(root, args, env, reads)
     except ReviewAgentError as exc:  # nothing to scan: the gate fails closed
+        if (args.fmt or "text") != "text" or args.output:  # the document all the same
+            _nothing(args, stream, f"review skipped: {exc}", "pre_commit", options.model,
+                     say=False)
         return scan_failed(exc, options, stopped)
     if hook.change is None:
-        if not args.quiet:
-            stream.write(f"review-agent: {hook.label}\n")
+        _nothing(args, stream, hook.label, "pre_commit", options.model)
         return 0
     from review_agent.review.pipeline import needs_test_search  # lazy: see REVIEW_MODULES
 
@@ -192,11 +193,10 @@ def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, s
                                    "reviewed with the work tree's configuration)")
         options = load_options(args, worktree_reader(root), root=root)
         change = git.staged_change(root)
-    if not change.files:
-        if not args.quiet:
-            stream.write("review-agent: nothing to review\n")
-        return 0
     trigger = "pre_commit" if not args.base else "review_pipeline"
+    if not change.files:
+        _nothing(args, stream, "nothing to review", trigger, options.model)
+        return 0
     return _review_and_report(root, change, options, args, stream, trigger=trigger,
                               prompt_files=prompt_files)
 
@@ -215,11 +215,21 @@ def _review_whole(root: Path, paths: Sequence[str], options: Options,
              else git.list_files(root, []))
     change, blobs = whole_files.from_worktree(root, names)
     if not change.files:
-        if not args.quiet:
-            stream.write("review-agent: nothing to review\n")
+        _nothing(args, stream, "nothing to review", "pre_commit", options.model)
         return 0
     return _review_and_report(root, change, options, args, stream, trigger="pre_commit",
                               blobs=blobs)
+
+
+def _nothing(args: argparse.Namespace, stream: TextIO, message: str, trigger: str,
+             model: str = "builtin", *, say: bool = True) -> None:
+    """Nothing reviewed: the message (unless another line said it: `say`), and the format's
+    empty document (`| jq` still reads)."""
+    from review_agent.commands.output import emit_nothing  # the hook's start-up: see REVIEW_MODULES
+
+    emit_nothing(message, fmt=args.fmt or "text", output=args.output, stream=stream,
+                 no_color=args.no_color, quiet=args.quiet or not say, trigger=trigger,
+                 model=model)
 
 
 def range_revisions(root: Path, base: str, head: str) -> tuple[str, str, str]:
