@@ -69,7 +69,7 @@ def emit_nothing(message: str, *, fmt: str, output: str | None, stream: TextIO,
             stream.write(f"review-agent: {message}\n")
         return
     report = nothing_report(message, trigger=trigger, model=model)
-    if fmt == "text":
+    if fmt == "text" and output:
         _write_file(output, lambda fh: fh.write(f"review-agent: {message}\n"))
     elif output:
         _write_file(output, lambda fh: writer(fmt)(report, fh, color=False))
