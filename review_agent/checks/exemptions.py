@@ -33,7 +33,7 @@ GITLEAKS_FILES = (".gitleaks.toml", ".gitleaksignore")
 # configuration keys that switch rules off, widen what is skipped, or change the reviewer
 LOOSENING = frozenset({"disable", "exclude", "allow", "allow_paths", "secrets", "fail_on",
                        "prompts_dir", "graph", "base_url", "model", "baseline",
-                       "max_findings", "fail_on_secrets"})
+                       "max_findings", "fail_on_secrets", "fail_on_conflicts"})
 _GENERATED_LINES = 5  # where a generated-file marker counts (what the runner looks at)
 _PRAGMAS = ("pragma: allowlist secret", "pragma: allowlist nextline secret", "gitleaks:allow",
             "review-agent: allow-secret")

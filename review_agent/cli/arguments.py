@@ -23,13 +23,15 @@ FAIL_ON = ("error", "warning", "info", "never")
 ROLES = ("scaffolder", "test_engineer", "documenter", "optimizer", "reviewer")
 DESCRIPTION = """\
 Advisory review of a change before it is committed or merged: the builtin rules, the
-secret scanner and an optional model. Findings are advisory; a reported secret stops a
-commit (`hook`) and fails a pipeline (`ci`) unless the config says `fail_on_secrets: false`.
+secret scanner and an optional model. Findings are advisory; a reported secret or a merge
+conflict marker stops a commit (`hook`) and fails a pipeline (`ci`) unless the config says
+`fail_on_secrets: false` or `fail_on_conflicts: false`.
 """
 EPILOG = """\
 Options may come before or after the command (`review-agent --format json review`).
 `review-agent COMMAND --help` lists a command's options. Exit codes: 0 reviewed,
-1 a finding at --fail-on, a reported secret (hook, ci) or --strict, 2 usage or configuration.
+1 a finding at --fail-on, a reported secret or conflict marker (hook, ci) or --strict,
+2 usage or configuration.
 """
 
 

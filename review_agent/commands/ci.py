@@ -16,7 +16,7 @@ from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 from review_agent.report.common import safe_report
 from review_agent.report.github import append_summary
-from review_agent.review.gate import secret_gate
+from review_agent.review.gate import gates
 from review_agent.review.pipeline import review_change, review_incomplete
 from review_agent.review.range_options import range_options
 from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
@@ -178,4 +178,4 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
         append_summary(known.scrub_all(report._replace(files=())), summary)
 
     return max(exit_code(report, options, review_incomplete(report)),
-               secret_gate(report.findings, options, "failing the pipeline"))
+               gates(report.findings, options, "failing the pipeline"))

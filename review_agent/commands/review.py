@@ -76,7 +76,9 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
     if needs_test_search(hook.change):
         reads.search_tests(root)
-    stopped = "push stopped" if hook.push else "commit stopped"
+    # files named to review whole (`pre-commit run --all-files`/`--files`) commit nothing
+    stopped = ("push stopped" if hook.push else "run failed" if hook.blobs is not None
+               else "commit stopped")
     try:
         try:
             return _review_and_report(root, hook.change, options, args, stream,
@@ -378,7 +380,7 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     hook's work done ahead and its reads (see `review_change`)."""
     # lazy, the three: see REVIEW_MODULES
     from review_agent.commands.output import emit, exit_code, shows_excerpts
-    from review_agent.review.gate import secret_gate
+    from review_agent.review.gate import gates
     from review_agent.review.pipeline import review_change, review_incomplete
 
     options = options._replace(excerpts=shows_excerpts(args.fmt or "text", trigger))
@@ -399,5 +401,5 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
          no_color=args.no_color, quiet=args.quiet, verbose=args.verbose)
     code = exit_code(report, options, review_incomplete(report))
     if stopped is not None:
-        code = max(code, secret_gate(report.findings, options, stopped))
+        code = max(code, gates(report.findings, options, stopped))
     return code

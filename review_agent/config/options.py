@@ -27,6 +27,7 @@ class Options(NamedTuple):
     timeout: float = 60.0
     fail_on: str = "never"
     fail_on_secrets: bool = True  # hook and ci exit 1 on a reported, not-allowed secret
+    fail_on_conflicts: bool = True  # hook and ci exit 1 on a staged merge conflict marker
     context_lines: int = 3
     max_context_bytes: int = 200_000
     exclude: tuple[str, ...] = ()  # globs: listed as "not reviewed", still scanned for secrets
@@ -152,6 +153,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "timeout": ("timeout", _seconds),
     "fail_on": ("fail_on", _fail_on),
     "fail_on_secrets": ("fail_on_secrets", _bool),
+    "fail_on_conflicts": ("fail_on_conflicts", _bool),
     "context_lines": ("context_lines", _upto(10_000)),
     "max_context_bytes": ("max_context_bytes", _upto(1 << 30)),
     "exclude": ("exclude", _strs),

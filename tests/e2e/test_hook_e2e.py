@@ -14,14 +14,12 @@ import pytest
 from tests.conftest import Repo
 from tests.helpers import run_cli, snapshot
 
+# an error-level finding at line 3 that stays advisory (a conflict marker stops the commit)
 MARKED = (
-    "def merge(a, b):\n"
-    "    return a\n"
-    "<<<<<<< HEAD\n"
-    "    x = 1\n"
-    "=======\n"
-    "    x = 2\n"
-    ">>>>>>> feature\n"
+    "def find(db, name):\n"
+    "    cur = db.cursor()\n"
+    "    cur.execute(\"SELECT * FROM users WHERE name = %s\" % name)\n"
+    "    return cur.fetchall()\n"
 )
 
 
@@ -37,7 +35,7 @@ def git_commit(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def prepare_dirty_repo(repo: Repo) -> None:
-    """Staged change with a conflict marker at line 3, an unstaged edit, an untracked file."""
+    """Staged change with an advisory error at line 3, an unstaged edit, an untracked file."""
     repo.stage({"src/merge.py": MARKED})
     repo.write("README.md", "# demo\n\nunstaged edit\n")
     repo.write("notes.txt", "untracked\n")
@@ -83,7 +81,7 @@ def test_plain_hook_install_and_commit(repo_with_commit: Repo) -> None:
     proc = git_commit(repo, "-m", "add merge")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
-    assert "src/merge.py:3: error [conflict-marker]" in out
+    assert "src/merge.py:3: error [sql-injection]" in out
     assert re.search(r"review-agent: \d+ findings? \(1 error, \d+ warnings?, \d+ info\) in \d+ "
                      r"files? · model builtin · reviewer prompt v2 · [0-9.]+s", out), out
     after = snapshot(repo.path)
@@ -142,7 +140,7 @@ def test_pre_commit_install_and_commit(repo_with_commit: Repo, hook_repo_copy: P
     proc = git_commit(repo, "-m", "add merge")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
-    assert "src/merge.py:3: error [conflict-marker]" in out
+    assert "src/merge.py:3: error [sql-injection]" in out
     assert snapshot(repo.path)["worktree"] == before["worktree"]
     assert_commit_as_staged(repo, staged, head)
 
@@ -157,7 +155,7 @@ def test_pre_commit_try_repo(repo_with_commit: Repo, hook_repo_copy: Path) -> No
          "--verbose"], cwd=repo.path, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
-    assert "src/merge.py:3: error [conflict-marker]" in out
+    assert "src/merge.py:3: error [sql-injection]" in out
     after = snapshot(repo.path)
     assert after["worktree"] == before["worktree"]
 
@@ -174,7 +172,7 @@ def test_skip_variables(repo_with_commit: Repo) -> None:
     for env in ({"REVIEW_AGENT_SKIP": "1"}, {"SKIP": "flake8,review-agent"}):
         res = run_cli(repo_with_commit.path, "hook", env=env)
         assert res.returncode == 0
-        assert "skipped" in res.stdout and "conflict-marker" not in res.stdout
+        assert "skipped" in res.stdout and "sql-injection" not in res.stdout
 
 
 def test_fail_on_error_exits_1(repo_with_commit: Repo) -> None:
@@ -195,7 +193,7 @@ def test_json_output_has_the_final_output_fields(repo_with_commit: Repo) -> None
         assert key in data, key
     assert data["trigger_source"] == "pre_commit"
     assert data["selected_role"] == "reviewer" and data["task_type"] == "review"
-    marker = [f for f in data["findings"] if f["rule"] == "conflict-marker"]
+    marker = [f for f in data["findings"] if f["rule"] == "sql-injection"]
     assert [(f["path"], f["line"], f["severity"], f["source"]) for f in marker][0] == (
         "src/merge.py", 3, "error", "builtin")
 
@@ -210,7 +208,7 @@ def test_first_commit_of_a_new_repository(git_repo: Repo) -> None:
     git_repo.stage({"app.py": MARKED})
     res = run_cli(git_repo.path, "hook")
     assert res.returncode == 0, res.stderr
-    assert "app.py:3: error [conflict-marker]" in res.stdout
+    assert "app.py:3: error [sql-injection]" in res.stdout
 
 
 def test_untested_change_only_where_the_repository_has_tests(repo_with_commit: Repo,
@@ -232,5 +230,5 @@ def test_context_budget_binds_only_what_a_model_reads(repo_with_commit: Repo) ->
     res = run_cli(repo_with_commit.path, "review", "--format", "json")
     data = json.loads(res.stdout)
     assert data["not_reviewed"] == [] and data["files_reviewed"] == 5
-    assert sorted(f["path"] for f in data["findings"] if f["rule"] == "conflict-marker") == [
+    assert sorted(f["path"] for f in data["findings"] if f["rule"] == "sql-injection") == [
         f"src/m{i}.py" for i in range(5)]

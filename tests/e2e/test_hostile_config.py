@@ -56,7 +56,7 @@ def test_a_typo_in_one_key_keeps_the_rest_of_the_config_in_the_hook(repo_with_co
                            "workers: 100000\n")
     repo_with_commit.stage({"m.py": "x = 1  # TODO: later\n<<<<<<< HEAD\n"})
     res = run_cli(repo_with_commit.path, "hook")
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 1, res.stderr  # the marker still stops the commit
     assert "'fail_on' must be one of" in res.stderr and "using the default" in res.stderr
     assert "did you mean 'conflict-marker'" in res.stderr
     assert "'workers' must be a whole number from 0 to 64" in res.stderr

@@ -108,13 +108,13 @@ def test_review_findings_stay_advisory(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     assert run_cli(repo.path, "install").returncode == 0
     repo.stage({"src/app.py": "def add(a, b):\n    breakpoint()\n    return eval(a) + b\n",
-                "src/m.py": "<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> other\n"})
+                "src/q.py": "def q(c, n):\n    c.execute(\"SELECT * FROM t WHERE n = %s\" % n)\n"})
     before = head(repo)
     proc = commit(repo, "-m", "debug")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert head(repo) != before
-    assert "[conflict-marker]" in out and "[debugger]" in out and "commit stopped" not in out
+    assert "error [sql-injection]" in out and "[debugger]" in out and "commit stopped" not in out
 
 
 def test_only_the_scanners_error_level_findings_block() -> None:
