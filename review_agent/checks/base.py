@@ -23,6 +23,9 @@ class CheckSettings(Protocol):
     def report_exemptions(self) -> bool: ...  # range reviews: self-granted exemptions
 
     @property
+    def whole_files(self) -> bool: ...  # files reviewed whole: findings say "present"
+
+    @property
     def secrets_allow_paths(self) -> tuple[str, ...]: ...  # globs whose secrets go unreported
 
 

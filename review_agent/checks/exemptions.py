@@ -9,11 +9,12 @@ finding at the line (or file) that grants it, so a human reviewer sees it.
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 from review_agent.checks.base import CheckSettings, Rule, finding, first_line
-from review_agent.checks.ignores import parse
+from review_agent.checks.ignores import EVERY, parse
 from review_agent.records import Change, FileChange, Finding
 from review_agent.secrets.allow import path_allowed
 from review_agent.text.paths import (
@@ -42,15 +43,17 @@ _TABLE = re.compile(r"^\s*\[+\s*(?P<name>[^\]]+?)\s*\]+")
 
 
 def exemption_findings(change: Change, options: CheckSettings, minified: Mapping[str, bool],
-                       blobs: Mapping[str, bytes | None] | None = None) -> list[Finding]:
+                       blobs: Mapping[str, bytes | None] | None = None,
+                       known: Collection[str] = ()) -> list[Finding]:
     """One info finding per self-granted exemption; `minified[path]` says the runner
-    skipped the file for its long lines; `blobs` (new side) place config keys."""
+    skipped the file for its long lines; `blobs` (new side) place config keys; `known`
+    are the rule ids a suppression can silence."""
     out: list[Finding] = []
     for fc in change.files:
         if fc.status == "D" or fc.binary or fc.is_submodule:
             continue
         out.extend(_skipped_file(fc, options, minified.get(fc.path, False)))
-        out.extend(_marker_and_pragmas(fc))
+        out.extend(_marker_and_pragmas(fc, known))
         name = fc.path.rsplit("/", 1)[-1]
         if fc.path in CONFIG_FILES or name == "pyproject.toml":
             out.extend(_config_lines(fc, (blobs or {}).get(fc.new_sha)))
@@ -135,26 +138,73 @@ def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Ite
                           "not reported")
 
 
-def _marker_and_pragmas(fc: FileChange) -> Iterator[Finding]:
+def _marker_and_pragmas(fc: FileChange, known: Collection[str]) -> Iterator[Finding]:
+    """Markers and pragmas the change adds or widens: an edited or moved line that already
+    had the same one grants nothing new (it is compared with the removed line it replaces)."""
+    removed = _Replaced(fc)
     for no, text in fc.added_lines:
-        if no <= _GENERATED_LINES and is_generated_text(text):
-            yield finding(EXEMPTION, fc.path, no,
-                          "a generated-file marker is added: the builtin rules skip the "
-                          "whole file; confirm a generator wrote it")
-            continue
         low = text.lower()
+        if no <= _GENERATED_LINES and is_generated_text(text):
+            before_text = removed.replaced(text)
+            if before_text is None or not is_generated_text(before_text):
+                yield finding(EXEMPTION, fc.path, no,
+                              "a generated-file marker is added: the builtin rules skip the "
+                              "whole file; confirm a generator wrote it")
+            continue
         spelled = next((p for p in _PRAGMAS if p in low), None)
         if spelled is not None:
-            yield finding(EXEMPTION, fc.path, no,
-                          f"an allow pragma ({spelled}) is added: a secret on "
-                          f"{'the next line' if 'nextline' in spelled else 'this line'} is "
-                          "not reported")
+            before_text = removed.replaced(text)
+            if before_text is None or spelled not in before_text.lower():
+                yield finding(EXEMPTION, fc.path, no,
+                              f"an allow pragma ({spelled}) is added: a secret on "
+                              f"{'the next line' if 'nextline' in spelled else 'this line'} "
+                              "is not reported")
             continue
         pragma = parse(text)
-        if pragma is not None and pragma.rules:
-            what = "every rule" if "*" in pragma.rules else ", ".join(sorted(pragma.rules))
+        # only what silences one of our rules (a flake8 code of its own is not ours)
+        rules = {r for r in pragma.rules if r == EVERY or r in known
+                 or r.startswith("model/")} if pragma is not None else set()
+        if not rules:
+            continue
+        old = removed.replaced(text)
+        before = parse(old) if old is not None else None
+        had = before.rules if before is not None else frozenset()
+        if EVERY in had:
+            continue  # it silenced everything already
+        new = {EVERY} if EVERY in rules else rules - had
+        if new:
+            what = "every rule" if EVERY in new else ", ".join(sorted(new))
+            verb = "widened" if had & set(known) else "added"
             yield finding(EXEMPTION, fc.path, no,
-                          f"a suppression is added: review-agent does not report {what} here")
+                          f"a suppression is {verb}: review-agent does not report {what} "
+                          "here")
+
+
+class _Replaced:
+    """The removed lines of a file that hold a marker or pragma, each paired at most once
+    with the added line most like it: the line an edit replaced (an edited line keeps at
+    least PAIR_SIMILAR of its text). Lines without one never excuse anything, so only
+    these are compared."""
+
+    PAIR_SIMILAR = 0.4
+    NEEDLES = ("noqa", "nosec", "ignore", "eslint", "pylint", "allow", "generat", "do not edit")
+
+    def __init__(self, fc: FileChange) -> None:
+        self.lines = [ln.text for h in fc.hunks for ln in h.lines if ln.kind == "-"
+                      and len(ln.text) <= 2000
+                      and any(n in ln.text.lower() for n in self.NEEDLES)]
+
+    def replaced(self, text: str) -> str | None:
+        norm = " ".join(text.split())
+        best, best_ratio = -1, self.PAIR_SIMILAR
+        for i, old in enumerate(self.lines):
+            matcher = difflib.SequenceMatcher(None, norm, " ".join(old.split()), autojunk=False)
+            if matcher.real_quick_ratio() < best_ratio:
+                continue
+            ratio = matcher.ratio()
+            if ratio >= best_ratio:
+                best, best_ratio = i, ratio
+        return self.lines.pop(best) if best >= 0 else None
 
 
 def _config_lines(fc: FileChange, blob: bytes | None) -> Iterator[Finding]:

@@ -8,8 +8,14 @@ Where a pragma applies:
   silence those rules; a bare `# noqa` or `# noqa: E501` is flake8's and ruff's business
   and silences nothing of ours;
 - `# nosec` (bandit, gosec): silences our security rules on that line (bare, or naming
-  review-agent ids or the bandit codes of the same checks).
-Secrets are never silenced here: they keep their own allow pragmas (`gitleaks:allow`, ...).
+  review-agent ids or the bandit codes of the same checks);
+- the ecosystem's own code for the same check silences our rule: `# noqa: T201` (ruff,
+  flake8-print) silences debug-print, `E722` bare-except, `S307` eval-exec, ... (NOQA_CODES),
+  `# pylint: disable=bare-except`, and ESLint's `no-console`/`no-debugger` in an
+  `eslint-disable-line` or `eslint-disable-next-line` comment, or a `/* eslint-disable */`
+  block above the line that no `/* eslint-enable */` closed.
+Secrets are never silenced here: they keep their own allow pragmas (`gitleaks:allow`, ...);
+nor is a self-exemption (a range review's note that the change adds a pragma).
 An unknown id in a `review-agent: ignore[...]` pragma is a warning naming the closest id.
 """
 
@@ -35,7 +41,34 @@ BANDIT = {"B102": "eval-exec", "B307": "eval-exec", "B602": "shell-true", "B604"
           "B605": "os-system", "B607": "os-system", "B301": "pickle-load", "B403": "pickle-load",
           "B506": "yaml-load", "B501": "tls-verify-off", "B323": "tls-verify-off",
           "B608": "sql-injection"}
+# ruff / flake8 plugin codes of the checks our rules share (ruff's rule docs)
+NOQA_CODES = {
+    "T201": "debug-print", "T203": "debug-print",  # print, pprint (flake8-print)
+    "T100": "debugger",  # breakpoint(), pdb.set_trace() (flake8-debugger)
+    "E722": "bare-except",  # pycodestyle
+    "S110": "silenced-exception", "S112": "silenced-exception",  # try-except-pass/continue
+    "BLE001": "silenced-exception",  # blind except
+    "S102": "eval-exec", "S307": "eval-exec",  # exec, eval
+    "S602": "shell-true", "S604": "shell-true",  # subprocess / a call with shell=True
+    "S605": "os-system",  # a process started with a shell (os.system, os.popen)
+    "S301": "pickle-load", "S403": "pickle-load",
+    "S506": "yaml-load",
+    "S501": "tls-verify-off", "S323": "tls-verify-off",
+    "S608": "sql-injection",
+}
+# pylint's message names of the same checks (`# pylint: disable=eval-used`)
+PYLINT_NAMES = {"bare-except": "bare-except", "eval-used": "eval-exec",
+                "exec-used": "eval-exec", "broad-exception-caught": "silenced-exception",
+                "broad-except": "silenced-exception"}
+# ESLint's core rules of the same checks
+ESLINT_RULES = {"no-console": "console-log", "no-debugger": "debugger"}
+_PYLINT = re.compile(r"#\s*pylint\s*:\s*disable(?:-next)?\s*=\s*"
+                     r"(?P<codes>[\w-]+(?:\s*,\s*[\w-]+)*)", re.IGNORECASE)
+_ESLINT_LINE = re.compile(r"eslint-disable-(?P<next>next-)?line\b(?P<codes>[^*\n]*)")
+# `/* eslint-disable no-console */` ... `/* eslint-enable */`: a region, not one line
+_ESLINT_BLOCK = re.compile(r"/\*\s*eslint-(?P<what>disable|enable)(?![\w-])(?P<codes>[^*]*)\*/")
 EVERY = "*"
+SELF_EXEMPTION = "self-exemption"
 
 
 class Pragma(NamedTuple):
@@ -47,8 +80,11 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in re.split(r"[,\s]+", text) if i.strip())
 
 
-def parse(text: str) -> Pragma | None:
-    """The pragma of one line, None when it has none."""
+def parse(text: str, where: str = "any") -> Pragma | None:
+    """The pragma of one line, None when it has none. `where` is where the line stands
+    from the finding: "line" (on it), "above" (the comment line before it) or "any" (what
+    the line grants at all): `eslint-disable-next-line` counts only above,
+    `eslint-disable-line` only on the line."""
     rules: set[str] = set()
     named: tuple[str, ...] = ()
     if "review-agent" in text.lower():
@@ -58,10 +94,20 @@ def parse(text: str) -> Pragma | None:
             ids = m.group("ids")
             named = _ids(ids) if ids is not None else ()
             rules |= set(named) if ids is not None and named else {EVERY}
-    if "noqa" in text.lower():
+    low = text.lower()
+    if "noqa" in low:
         m = _NOQA.search(text)
         if m is not None:
-            rules |= set(_ids(m.group("codes")))
+            codes = _ids(m.group("codes"))
+            rules |= {NOQA_CODES.get(c.upper(), c) for c in codes}
+    if "pylint" in low:
+        m = _PYLINT.search(text)
+        if m is not None:
+            rules |= {PYLINT_NAMES[c] for c in _ids(m.group("codes")) if c in PYLINT_NAMES}
+    if "eslint-disable-" in low:
+        m = _ESLINT_LINE.search(text)
+        if m is not None and where != ("line" if m.group("next") else "above"):
+            rules |= _eslint_rules(m.group("codes"))
     if "nosec" in text.lower():
         m = _NOSEC.search(text)
         if m is not None:
@@ -69,6 +115,29 @@ def parse(text: str) -> Pragma | None:
             picked = {BANDIT.get(c.upper(), c) for c in codes} & SECURITY
             rules |= picked if codes and picked else set(SECURITY) if not codes else set()
     return Pragma(frozenset(rules), named) if rules else None
+
+
+def _eslint_rules(codes: str) -> set[str]:
+    """Our rules an ESLint directive's rule list switches off (none listed: every rule)."""
+    names = _ids(codes.split("--", 1)[0])  # `-- why` is ESLint's description
+    if not names:
+        return set(ESLINT_RULES.values())
+    return {ESLINT_RULES[n] for n in names if n in ESLINT_RULES}
+
+
+def eslint_region(lines: Sequence[str], line: int, rule: str) -> bool:
+    """A `/* eslint-disable ... */` block above `line` (1-based) switches off the ESLint rule
+    that is `rule`, and no `/* eslint-enable */` turned it on again in between."""
+    if rule not in ESLINT_RULES.values():
+        return False
+    off = False
+    for text in lines[:line - 1]:
+        if "eslint-" not in text:
+            continue
+        for m in _ESLINT_BLOCK.finditer(text):
+            if rule in _eslint_rules(m.group("codes")):
+                off = m.group("what") == "disable"
+    return off
 
 
 def silences(pragma: Pragma | None, rule: str) -> bool:
@@ -80,10 +149,14 @@ def is_ignored(f: Finding, lines: Sequence[str] | None) -> bool:
     """A pragma on the finding's line, or on a comment-only line just above, names its rule."""
     if f.source == "secrets" or lines is None or not 0 < f.line <= len(lines):
         return False
-    if silences(parse(lines[f.line - 1]), f.rule):
+    if f.rule == SELF_EXEMPTION:
+        return False  # the pragma it reports cannot hide it
+    if silences(parse(lines[f.line - 1], "line"), f.rule):
         return True
     above = lines[f.line - 2] if f.line >= 2 else ""
-    return bool(_COMMENT_ONLY.match(above)) and silences(parse(above), f.rule)
+    if _COMMENT_ONLY.match(above) and silences(parse(above, "above"), f.rule):
+        return True
+    return eslint_region(lines, f.line, f.rule)
 
 
 def apply(findings: Iterable[Finding], lines: Mapping[str, Sequence[str] | None]

@@ -4,6 +4,7 @@ the code they covered.
 A reviewer asks "does this change check less than before?". A test whose definition line
 was removed is not lost when the change also
 - defines a test of the same name elsewhere (moved, or `it('x'` became `it.skip('x'`);
+- adds the same body elsewhere (moved to another file and renamed on the way);
 - adds a test in its place in the same file (a rename: a typo fixed, a description reworded);
 - adds cases to a parametrized or table-driven test of that file (tests folded into one);
 - deletes the code it exercised (a definition its name or body names is gone).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -192,6 +194,39 @@ def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str) -> bo
     return False
 
 
+# of a removed test's body (in characters, so that the short boilerplate lines every test
+# shares weigh little), this share added elsewhere in the change: it moved
+MOVED_BODY = 0.8
+MIN_BODY_CHARS = 24  # a body shorter than this (`assert ok`) says nothing about where it went
+
+
+def _body_lines(text: str) -> list[str]:
+    """A test body's lines that say something, whitespace-normalised (no blank lines, lone
+    brackets or closing parentheses, which every test shares)."""
+    out = []
+    for line in text.split("\n"):
+        norm = " ".join(line.split())
+        if len(norm) > 3 and len(norm) <= MAX_LINE:
+            out.append(norm)
+    return out
+
+
+def _added_lines(infos: Sequence[FileInfo]) -> Counter[str]:
+    """Every added line of the change, whitespace-normalised, with its count."""
+    return Counter(" ".join(ln.text.split()) for i in infos for h in i.change.hunks
+                   for ln in h.lines if ln.kind == "+" and len(ln.text) <= MAX_LINE)
+
+
+def _moved_body(t: TestDef, added: Counter[str]) -> bool:
+    """Most of the removed test's body is added somewhere in the change (the test moved
+    under another name, or was rewrapped into another file)."""
+    body = _body_lines(t.body)
+    if sum(map(len, body)) < MIN_BODY_CHARS:
+        return False
+    found = sum(len(line) for line in body if added[line] > 0)
+    return found >= MOVED_BODY * sum(map(len, body))
+
+
 def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     """Per test file, the removed tests nothing in the change replaces or retires."""
     tests = [i for i in infos if i.is_test]
@@ -208,6 +243,7 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     gone_norm = {_norm(g) for g in gone if len(g) >= MIN_NAME}
     stems = _deleted_stems(infos)
     out: dict[str, list[TestDef]] = {}
+    added_text: Counter[str] | None = None  # read once, when a test is left to explain
     for info in tests:
         path = info.change.path
         left: list[TestDef] = []
@@ -221,6 +257,10 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
         fresh = [a for a in added[path] if a.name not in {r.name for r in removed[path]}]
         left = _pair_renames(left, fresh)
         left = [t for t in left if not _moved_renamed(t, added, path)]
+        if left:
+            if added_text is None:
+                added_text = _added_lines(infos)
+            left = [t for t in left if not _moved_body(t, added_text)]
         if left and info.change.status != "D" and _parametrized_near(info):
             left = []
         if left:

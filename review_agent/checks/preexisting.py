@@ -4,9 +4,10 @@ removed line that raised the same rule pairs with it (an edited, re-indented or 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 
-from review_agent.checks import conflicts
+from review_agent.checks import conflicts, suppressions
 from review_agent.checks.line_rules import FileHits
 from review_agent.records import Finding
 
@@ -30,11 +31,13 @@ class _Removed:
     """The removed lines that raised one rule: those of parsed files compared one by one,
     every one (streamed files' too) findable by its normalised text (a ratio of 1.0)."""
 
-    __slots__ = ("compared", "by_text", "alive")
+    __slots__ = ("rule", "compared", "by_text", "by_construct", "alive")
 
-    def __init__(self) -> None:
+    def __init__(self, rule: str) -> None:
+        self.rule = rule
         self.compared: list[tuple[int, str, str]] = []  # (id, path, text) of parsed files
         self.by_text: dict[str, list[tuple[int, str]]] = {}  # normalised -> (id, path)
+        self.by_construct: dict[str, list[int]] = {}  # a comment rule's comment -> ids
         self.alive: list[bool] = []
 
     def add(self, path: str, text: str, compared: bool) -> None:
@@ -42,10 +45,38 @@ class _Removed:
         self.alive.append(True)
         if compared:
             self.compared.append((i, path, text))
+            key = _construct(self.rule, text)
+            if key is not None:
+                self.by_construct.setdefault(key, []).append(i)
         self.by_text.setdefault(_norm(text), []).append((i, path))
 
     def same_text(self, text: str) -> int:
         return next((i for i, _ in self.by_text.get(_norm(text), ()) if self.alive[i]), -1)
+
+    def same_construct(self, text: str) -> int:
+        """A removed line holding the same comment (TODO, suppression) as `text`."""
+        if not self.by_construct:
+            return -1
+        want = _construct(self.rule, text)
+        return next((i for i in self.by_construct.get(want or "", ()) if self.alive[i]), -1)
+
+
+# rules about a comment (a TODO, a suppression): a removed line with the same comment
+# had it already, however the code before it changed
+_COMMENT_CONSTRUCTS = {
+    suppressions.TODO.id: re.compile(r"(?:TODO|FIXME|XXX|HACK)\b.*"),
+    suppressions.SUPPRESSION.id: re.compile(
+        r"(?:noqa|nosec|type\s*:\s*ignore|pyright\s*:|pylint\s*:|eslint-disable|@ts-|nolint"
+        r"|NOLINT|NOSONAR|rubocop\s*:|phpcs\s*:|mypy\s*:|ruff\s*:|flake8\s*:).*",
+        re.IGNORECASE),
+}
+
+
+def _construct(rule: str, text: str) -> str | None:
+    """The comment a comment rule is about, whitespace-normalised (None for other rules)."""
+    rx = _COMMENT_CONSTRUCTS.get(rule)
+    m = rx.search(text) if rx is not None else None
+    return " ".join(m.group().split()) if m is not None else None
 
 
 def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
@@ -59,7 +90,7 @@ def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
     pool: dict[str, _Removed] = {}
     for path, fh in hits.items():
         for rule_id, text in fh.removed:
-            pool.setdefault(rule_id, _Removed()).add(path, text, not fh.streamed)
+            pool.setdefault(rule_id, _Removed(rule_id)).add(path, text, not fh.streamed)
     out: list[Finding] = []
     for path, fh in hits.items():
         for hit in fh.added:
@@ -80,6 +111,8 @@ def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
                 same = removed.same_text(hit.text)
                 if same >= 0:
                     best_i = same
+            if best_i < 0 and removed is not None:
+                best_i = removed.same_construct(hit.text)
             if best_i >= 0 and f.rule != conflicts.CONFLICT.id:
                 assert removed is not None
                 removed.alive[best_i] = False

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from review_agent.checks import exemptions, shape
+from review_agent.checks import exemptions, shape, wording
 from review_agent.checks.base import CheckSettings, FileInfo
 from review_agent.checks.blanket_pragmas import fold_blanket_pragmas
 from review_agent.checks.classify import file_info, looks_minified
 from review_agent.checks.line_rules import FileHits, code_views, line_findings, plan
 from review_agent.checks.preexisting import drop_preexisting
-from review_agent.checks.rules import rule_disabled
+from review_agent.checks.rules import RULES, rule_disabled
 from review_agent.records import Change, FileChange, Finding
 
 
@@ -59,9 +59,11 @@ def run_checks(change: Change, options: CheckSettings, *, has_tests: bool | None
     shaped += shape.blobs_and_size(change.files, blobs)
     if options.report_exemptions:  # range reviews: a change that exempts itself says so
         minified = {i.change.path: looks_minified(i.change) for i in infos}
-        shaped += exemptions.exemption_findings(change, options, minified, blobs)
+        shaped += exemptions.exemption_findings(change, options, minified, blobs, RULES)
     out.extend(f for f in shaped if not rule_disabled(f.rule, disable))
     out = fold_blanket_pragmas(out)
+    if options.whole_files:
+        out = wording.for_whole_files(out)
     out.sort(key=lambda f: (f.path, f.line, f.rule))
     return out
 

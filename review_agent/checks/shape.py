@@ -12,7 +12,7 @@ from review_agent.checks.locks import upgrade_only
 from review_agent.checks.lost_tests import lost_tests, test_defs
 from review_agent.checks.neutral import new_behaviour
 from review_agent.records import FileChange, Finding
-from review_agent.text.paths import LOCK_MANIFESTS, SOURCE, is_test_file_name
+from review_agent.text.paths import DOCS, LOCK_MANIFESTS, SOURCE, is_test_file_name
 
 TESTS_DELETED = Rule("tests-deleted", "warning",
                      "tests deleted: the behaviour they guarded is no longer checked; make sure "
@@ -39,8 +39,32 @@ _ARTIFACTS = frozenset({".pyc", ".pyo", ".o", ".obj", ".a", ".so", ".dylib", ".d
                         ".class", ".jar", ".war", ".whl", ".egg", ".zip", ".tar", ".gz", ".tgz",
                         ".bz2", ".xz", ".7z", ".rar", ".bin", ".dmg", ".iso", ".pkl", ".db",
                         ".sqlite", ".sqlite3"})
+def only_tests(infos: Sequence[FileInfo]) -> bool:
+    """The change touches tests and nothing else that runs (documentation aside): removing
+    tests is then its purpose ("remove redundant tests"), the author's deliberate act."""
+    return any(i.is_test for i in infos) and all(
+        i.is_test or i.language in DOCS or _is_changelog(i.change.path) for i in infos)
+
+
+def _is_changelog(path: str) -> bool:
+    name = posixpath.basename(path).lower()
+    return name.startswith(("changelog", "changes", "history", "news", "release"))
+
+
 def tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
-    """Tests the change removes and nothing in it replaces or retires (lost_tests.py)."""
+    """Tests the change removes and nothing in it replaces or retires (lost_tests.py); in a
+    change that touches only tests they are `info`."""
+    found = _tests_deleted(infos)
+    if found and only_tests(infos):
+        return [f._replace(severity="info",
+                           message=f.message.replace("make sure that is intended",
+                                                     "the change touches only tests, so this "
+                                                     "looks deliberate"))
+                for f in found]
+    return found
+
+
+def _tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
     lost = lost_tests(infos)
     out: list[Finding] = []
     for info in infos:

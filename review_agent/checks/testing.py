@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 
-from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
+from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
+from review_agent.checks.suppressions import reason_above
 from review_agent.text.paths import JS_FAMILY
 
 FOCUSED = Rule("focused-test", "error",
                "focused test: the runner will run only this and silently skip the rest of "
                "the suite")
 SKIPPED = Rule("skipped-test", "warning",
-               "test skipped without a condition: it stops guarding anything; say why or fix "
-               "it")
+               "test skipped without a condition or a reason: it stops guarding anything; "
+               "say why or fix it")
 RULES = (FOCUSED, SKIPPED)
 
 _JS_ONLY = re.compile(r"(?<![\w$.])(it|describe|test|context|suite)\s*\.\s*only\s*\(")
@@ -31,9 +32,49 @@ _PY_SKIP = re.compile(r"^\s*@\s*(pytest\s*\.\s*mark\s*\.\s*skip|unittest\s*\.\s*
 _JS_SKIP = re.compile(r"(?<![\w$.])((it|describe|test|context|suite)\s*\.\s*skip"
                       r"|xit|xdescribe|xtest|xcontext)\s*\(")
 
+# the reason a skip gives: `reason="..."`, or the first argument when it is a string
+# (`@unittest.skip("not on Windows")`, `@pytest.mark.skip("flaky")`)
+_PY_REASON = re.compile(r"^\s*\(\s*(?:reason\s*=\s*)?[rbuf]*(?P<q>['\"])(?P<why>.*?)(?P=q)"
+                        r"|\breason\s*=\s*[rbuf]*(?P<q2>['\"])(?P<why2>.*?)(?P=q2)")
+_WORDS = re.compile(r"[A-Za-z]{3,}")
+REASON_CHARS = 60  # of a reason, shown in the message
+
+
+def _skip_message(reason: str) -> str:
+    shown = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS - 1] + "…"
+    return (f"test skipped ({shown}): it stops guarding anything until it is re-enabled; "
+            "make sure it is tracked")
+
+
+def _py_skip(info: FileInfo, line: Line) -> str | None:
+    if _PY_SKIP.search(line.code) is None:
+        return None
+    m = _PY_SKIP.search(line.raw)  # the reason is a string: read it from the raw line
+    # the arguments may wrap onto the next lines
+    rest = " ".join([line.raw[m.end():] if m else line.raw,
+                     *(t.strip() for t in line.after(2))])
+    why = _PY_REASON.search(rest)
+    reason = (why.group("why") or why.group("why2") or "").strip() if why else ""
+    if len(_WORDS.findall(reason)) >= 1:
+        return _skip_message(reason)
+    if reason_above(line):
+        return _skip_message("the comment above says why")
+    return ""
+
+
+def _js_skip(info: FileInfo, line: Line) -> str | None:
+    if _JS_SKIP.search(line.code) is None:
+        return None
+    # JavaScript runners take no reason: a comment in words on or above the line gives it
+    if len(_WORDS.findall(line.comment)) >= 2:
+        return _skip_message(" ".join(line.comment.strip(" /*").split()))
+    if reason_above(line):
+        return _skip_message("the comment above says why")
+    return ""
+
+
 CHECKS = (
     LineCheck(FOCUSED, ("only", "fit", "fdescribe", "fcontext"), JS_FAMILY, _focused),
-    LineCheck(SKIPPED, ("skip",), frozenset({"python"}), pattern_check(_PY_SKIP.pattern)),
-    LineCheck(SKIPPED, ("skip", "xit", "xdescribe", "xtest", "xcontext"), JS_FAMILY,
-              pattern_check(_JS_SKIP.pattern)),
+    LineCheck(SKIPPED, ("skip",), frozenset({"python"}), _py_skip),
+    LineCheck(SKIPPED, ("skip", "xit", "xdescribe", "xtest", "xcontext"), JS_FAMILY, _js_skip),
 )

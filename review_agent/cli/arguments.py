@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -71,7 +72,44 @@ class _Parser(argparse.ArgumentParser):
         # argparse prints usage plus the message; we keep it to one line and exit 2. The
         # handler already says "review-agent: error:", so only the subcommand is named.
         where = self.prog.removeprefix("review-agent").strip()
+        message += _suggestion(self, message)
         raise ReviewAgentError(f"{where}: {message}" if where else message)
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<bad>[^']*)' \(choose from (?P<choices>.*)\)")
+_UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<args>.*)")
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    """`; did you mean 'review'?` for a mistyped command, action, choice or option."""
+    import difflib  # ~4 ms of start-up, needed only on a usage error
+
+    m = _INVALID_CHOICE.search(message)
+    if m is not None:
+        choices = [c.strip(" '\"") for c in m.group("choices").split(",")]
+        close = difflib.get_close_matches(m.group("bad"), choices, n=1, cutoff=0.5)
+        return f"; did you mean '{close[0]}'?" if close else ""
+    m = _UNRECOGNIZED.search(message)
+    if m is None:
+        return ""
+    known = sorted(_option_strings(parser))
+    for arg in m.group("args").split():
+        if arg.startswith("-"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean '{close[0]}'?"
+    return ""
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """The long options of a parser and of every command parser built under it."""
+    out: set[str] = set()
+    for action in parser._actions:
+        out.update(o for o in action.option_strings if o.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out |= _option_strings(sub)
+    return out
 
 
 # The options shared by the commands: flags, the argparse keywords, and which commands
@@ -121,8 +159,13 @@ _OPTIONS: tuple[tuple[tuple[str, ...], dict[str, object], frozenset[str]], ...] 
      REVIEWS | {"run"}),
     (("--no-cache",), {"action": "store_true", "help": "do not use the model response cache"},
      REVIEWS | {"run"}),
-    (("--no-color",), {"action": "store_true",
-                       "help": "no colour, even on a terminal (NO_COLOR works too)"},
+    (("--color",), {"choices": ("auto", "always", "never"), "default": "auto",
+                    "metavar": "WHEN",
+                    "help": "colour the text report: auto (default: on a terminal; "
+                            "FORCE_COLOR forces it, NO_COLOR turns it off), always or never"},
+     REVIEWS | {"secrets", "report"}),
+    (("--no-color",), {"action": "store_const", "const": "never", "dest": "color",
+                       "help": "the same as --color never"},
      REVIEWS | {"secrets", "report"}),
     (("-q", "--quiet"), {"action": "store_true",
                          "help": "findings only: no summary or status lines"},
@@ -197,7 +240,9 @@ def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompts", metavar="DIR", help="a prompt library replacing the packaged one")
     p.add_argument("--max-iterations", type=int, metavar="N",
                    help="critique-and-retry rounds (default 2)")
-    p.add_argument("--policy", metavar="FILE", help="approval_policy YAML (seed 001)")
+    p.add_argument("--policy", metavar="FILE",
+                   help="the approval policy YAML (write_files, commit, run_commands, "
+                        "external_calls, ...)")
     p.add_argument("--transitions", action="store_true",
                    help="print only state entries, exits and transitions (JSON lines)")
     _common(p, "run")
@@ -212,15 +257,15 @@ def _graph(p: argparse.ArgumentParser) -> None:
                             description="Schema, structure and IR analysis of a graph YAML.")
     gv.add_argument("file", help="the graph YAML")
     gv.add_argument("--format", choices=("text", "json"), default="text", dest="fmt",
-                    help="text (default) or json (seed 000's validation report)")
+                    help="text (default) or json (the stages' report)")
     gs = actions.add_parser("show", help="print a graph as Mermaid text",
                             description="Print a graph as Mermaid text.")
     gs.add_argument("file", nargs="?", help="the graph YAML (default: the shipped graph)")
     gc = actions.add_parser("compile", help="print a graph's compiled IR as JSON",
                             description="Print a graph's compiled IR as JSON.")
     gc.add_argument("file", nargs="?", help="the graph YAML (default: the shipped graph)")
-    gm = actions.add_parser("migrate", help="print an old-dialect graph in seed 000's dialect",
-                            description="Print an old-dialect graph rewritten in seed 000's "
+    gm = actions.add_parser("migrate", help="print an old-dialect graph in the pattern dialect",
+                            description="Print an old-dialect graph rewritten in the pattern "
                                         "dialect (comments are not kept).")
     gm.add_argument("file", help="the graph YAML to migrate")
 
@@ -312,11 +357,24 @@ def hoist(argv: Sequence[str]) -> list[str]:
             return [*args[i:at], *before, *args[at:]]  # args[:i] is `before`
         flag = arg.split("=", 1)[0]
         if flag not in _FLAGS:
+            if flag.startswith("--") and flag not in ("--help", "--version"):
+                _mistyped_option(flag)
             break  # -h, -V, a typo, a stray word: argparse says what is wrong
         take = 2 if flag in _VALUED and "=" not in arg else 1
         before += args[i:i + take]
         i += take
     return args
+
+
+def _mistyped_option(flag: str) -> None:
+    """An unknown option before the command: say which one was meant (argparse would
+    take its value for the command's name)."""
+    import difflib  # ~4 ms of start-up, needed only on a usage error
+
+    close = difflib.get_close_matches(flag, sorted(_FLAGS | {"--help", "--version"}), n=1,
+                                      cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    raise ReviewAgentError(f"unrecognized option {flag}{hint}")
 
 
 def command_of(argv: Sequence[str]) -> str | None:

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
         return ci_command(root=root, base=args.base, head=args.head, options=_cli_only(args),
                           fmt=args.fmt or "text", output=args.output,
                           config_from=args.config_from, config_path=args.config, stream=stream,
-                          events_path=args.events, no_color=args.no_color, quiet=args.quiet,
+                          events_path=args.events, color=args.color, quiet=args.quiet,
                           verbose=args.verbose, cli=cli_updates(args), args=args,
                           shard=args.shard)
     if cmd == "run":
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
         report = secrets_command(root=here, staged=args.staged, paths=args.paths,
                                  options=options)
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
-                              args.output, stream, args.no_color, args.quiet)
+                              args.output, stream, args.color, args.quiet)
     if cmd == "report":
         from review_agent.commands.report_cmd import merge_command  # lazy: per command
 
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
         return merge_command(args.files, fmt=args.fmt or "text", output=args.output,
                              fail_on=args.fail_on, strict=bool(args.strict),
                              max_findings=args.max_findings, stream=stream,
-                             no_color=args.no_color, quiet=args.quiet)
+                             color=args.color, quiet=args.quiet)
     raise ReviewAgentError(f"unknown command {cmd!r}")
 
 

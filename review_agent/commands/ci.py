@@ -14,6 +14,7 @@ from review_agent.config.ci_env import BaseGuess, detect_base
 from review_agent.config.command_line import warn
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
+from review_agent.models.progress import activity, files
 from review_agent.report.common import safe_report
 from review_agent.report.github import append_summary
 from review_agent.review.gate import gates
@@ -143,7 +144,7 @@ def cli_overrides(options: Options) -> dict[str, Any]:
 def ci_command(*, root: Path, base: str | None, head: str | None, options: Options, fmt: str,
                output: str | None, config_from: str, config_path: str | None, stream: TextIO,
                events_path: str | None, env: Mapping[str, str] | None = None,
-               no_color: bool = False, quiet: bool = False, verbose: bool = False,
+               color: str = "auto", quiet: bool = False, verbose: bool = False,
                cli: Mapping[str, Any] | None = None, args: argparse.Namespace | None = None,
                shard: str | None = None) -> int:
     """Review the branch as CI sees it; the exit code follows --fail-on and --strict."""
@@ -165,12 +166,13 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
     owned = None if part.total == 1 else {f.path for f in shard_files(change, part)}
     options = options._replace(excerpts=shows_excerpts(
         fmt, "review_pipeline", part.label if part.total > 1 else ""))
-    report = review_change(root, change, options, trigger="review_pipeline",
-                           events_path=events_path, prompt_files=prompt_files, part=owned)
+    with activity(f"reviewing {files(len(change.files))}", options.model):
+        report = review_change(root, change, options, trigger="review_pipeline",
+                               events_path=events_path, prompt_files=prompt_files, part=owned)
     if part.total > 1:
         report = report._replace(shard=part.label)
     report = safe_report(report)
-    emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet,
+    emit(report, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet,
          verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":

@@ -77,7 +77,7 @@ def migrate_command(path: str, stream: TextIO) -> int:
     if errors:
         raise ReviewAgentError(f"graph {path}: {errors[0]['message']}")
     if not is_legacy(data):
-        raise ReviewAgentError(f"graph {path} is already in the seed 000 dialect")
+        raise ReviewAgentError(f"graph {path} is already in the pattern dialect")
     migrated, _ = migrate(data)
     stream.write(yaml.safe_dump(migrated, sort_keys=False, allow_unicode=True,
                                 default_flow_style=None, width=100))

@@ -20,14 +20,20 @@ from review_agent.text.printable import one_line
 FAIL_RANK = {"error": 3, "warning": 2, "info": 1}
 
 
-def use_color(stream: TextIO, no_color: bool) -> bool:
-    if no_color or os.environ.get("NO_COLOR"):
+def use_color(stream: TextIO, color: str = "auto") -> bool:
+    """`--color always|never` as given; `auto`: FORCE_COLOR forces it, NO_COLOR turns it
+    off, else colour only on a terminal (as ruff and pre-commit decide)."""
+    if color in ("always", "never"):
+        return color == "always"
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("NO_COLOR"):
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
 
 
-def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_color: bool,
+def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, color: str,
          quiet: bool, verbose: bool = False) -> None:
     """Write the report to --output (and a summary to stdout) or to stdout; its warnings
     (a model failure, a spent limit, dropped model findings) go to stderr in every format."""
@@ -43,11 +49,11 @@ def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, no_col
         if not quiet:
             stream.write(summary_line(report) + f" · report in {output}\n")
         return
-    color = fmt == "text" and use_color(stream, no_color)
+    color_on = fmt == "text" and use_color(stream, color)
     if fmt == "text" and quiet:
-        text.write(report, stream, color=color, quiet=True)
+        text.write(report, stream, color=color_on, quiet=True)
         return
-    writer(fmt)(report, stream, color=color)
+    writer(fmt)(report, stream, color=color_on)
 
 
 def refuse_redirected(flag: str, path: str) -> None:
@@ -60,7 +66,7 @@ def refuse_redirected(flag: str, path: str) -> None:
 
 
 def emit_nothing(message: str, *, fmt: str, output: str | None, stream: TextIO,
-                 no_color: bool, quiet: bool, trigger: str, model: str = "builtin") -> None:
+                 color: str, quiet: bool, trigger: str, model: str = "builtin") -> None:
     """Nothing was reviewed (nothing staged, skipped, an empty range): the format's empty
     document still goes to --output or stdout; `message` goes to stdout only where stdout
     carries no document (text, or a report in a file), else to stderr."""
@@ -74,7 +80,7 @@ def emit_nothing(message: str, *, fmt: str, output: str | None, stream: TextIO,
     elif output:
         _write_file(output, lambda fh: writer(fmt)(report, fh, color=False))
     else:
-        emit(report, fmt=fmt, output=None, stream=stream, no_color=no_color, quiet=quiet)
+        emit(report, fmt=fmt, output=None, stream=stream, color=color, quiet=quiet)
     if quiet:
         return
     if output:

@@ -36,13 +36,13 @@ def _read(path: str) -> dict[str, Any]:
 
 
 def merge_command(paths: Sequence[str], *, fmt: str, output: str | None, fail_on: str | None,
-                  strict: bool, max_findings: int | None, stream: TextIO, no_color: bool,
+                  strict: bool, max_findings: int | None, stream: TextIO, color: str,
                   quiet: bool, env: Mapping[str, str] | None = None) -> int:
     """Write the merged report; the exit code follows --fail-on and --strict as in `ci`."""
     env = os.environ if env is None else env
     report = merge_documents([(p, _read(p)) for p in paths],
                              max_findings if max_findings is not None else DEFAULT_MAX_FINDINGS)
-    emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
+    emit(report, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
         append_summary(report, summary)

@@ -113,7 +113,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         except ReviewAgentError as trouble:
             warn(f"{trouble}; every reported secret counts")
         emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
-             no_color=args.no_color, quiet=args.quiet)
+             color=args.color, quiet=args.quiet)
         return max(secret_gate(report.findings, options, stopped), int(options.strict))
 
 
@@ -213,9 +213,12 @@ def _review_whole(root: Path, paths: Sequence[str], options: Options,
                                "not with --staged, --base or --head")
     if paths and args.all_files:
         raise ReviewAgentError("give PATHS or --all-files, not both")
+    from review_agent.models.progress import activity, files
+
     names = (whole_files.expand(root, Path.cwd(), paths) if paths
              else git.list_files(root, []))
-    change, blobs = whole_files.from_worktree(root, names)
+    with activity(f"reading {files(len(names))}", options.model):
+        change, blobs = whole_files.from_worktree(root, names)
     if not change.files:
         _nothing(args, stream, "nothing to review", "pre_commit", options.model)
         return 0
@@ -227,10 +230,10 @@ def _nothing(args: argparse.Namespace, stream: TextIO, message: str, trigger: st
              model: str = "builtin", *, say: bool = True) -> None:
     """Nothing reviewed: the message (unless another line said it: `say`), and the format's
     empty document (`| jq` still reads)."""
-    from review_agent.commands.output import emit_nothing  # the hook's start-up: see REVIEW_MODULES
+    from review_agent.commands.output import emit_nothing
 
     emit_nothing(message, fmt=args.fmt or "text", output=args.output, stream=stream,
-                 no_color=args.no_color, quiet=args.quiet or not say, trigger=trigger,
+                 color=args.color, quiet=args.quiet or not say, trigger=trigger,
                  model=model)
 
 
@@ -388,17 +391,22 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     if blobs is not None:
         from review_agent.vcs.whole_files import CHANGE_SHAPE_RULES  # lazy: see REVIEW_MODULES
 
-        options = options._replace(disable=(*options.disable, *CHANGE_SHAPE_RULES))
-    report = review_change(
-        root, change, options, trigger=trigger, events_path=getattr(args, "events", None),
-        prompt_files=prompt_files, blobs=blobs, ahead=ahead,
-        read_blobs=git.read_blobs_sized if reads is None else reads.read_blobs_sized,
-        has_test_files=git.has_test_files if reads is None else reads.has_test_files)
+        options = options._replace(disable=(*options.disable, *CHANGE_SHAPE_RULES),
+                                   whole_files=True)
+    from review_agent.models.progress import activity, files  # lazy: see REVIEW_MODULES
+
+    what = f"reviewing {files(len(change.files))}{' whole' if blobs is not None else ''}"
+    with activity(what, options.model):
+        report = review_change(
+            root, change, options, trigger=trigger, events_path=getattr(args, "events", None),
+            prompt_files=prompt_files, blobs=blobs, ahead=ahead,
+            read_blobs=git.read_blobs_sized if reads is None else reads.read_blobs_sized,
+            has_test_files=git.has_test_files if reads is None else reads.has_test_files)
     if blobs is not None:
         report = report._replace(final_output={**report.final_output,
                                                "reviewed_whole": len(change.files)})
     emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
-         no_color=args.no_color, quiet=args.quiet, verbose=args.verbose)
+         color=args.color, quiet=args.quiet, verbose=args.verbose)
     code = exit_code(report, options, review_incomplete(report))
     if stopped is not None:
         code = max(code, gates(report.findings, options, stopped))

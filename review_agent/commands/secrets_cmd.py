@@ -77,8 +77,8 @@ def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: 
 
 
 def write_and_exit(report: Report, options: Options, explicit_fail_on: bool, fmt: str,
-                   output: str | None, stream: TextIO, no_color: bool, quiet: bool) -> int:
-    emit(report, fmt=fmt, output=output, stream=stream, no_color=no_color, quiet=quiet)
+                   output: str | None, stream: TextIO, color: str, quiet: bool) -> int:
+    emit(report, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet)
     # Like gitleaks and detect-secrets-hook, a found secret exits 1 unless --fail-on says.
     if not explicit_fail_on:
         options = options._replace(fail_on="error")

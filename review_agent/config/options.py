@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,6 +49,7 @@ class Options(NamedTuple):
     api_key_allowed: bool = True  # False: the base URL only repository files name
     report_exemptions: bool = False  # range reviews: a change that exempts itself is reported
     excerpts: bool = True  # False: no output shows the review context (text, SARIF, ...)
+    whole_files: bool = False  # files reviewed whole: findings say "present", not "added"
     approval_policy: Mapping[str, Any] | None = None  # seed 001 (team/policy.py): None: defaults
     instructions: str | None = None  # the repository's review rules for the model
     model_budgets: tuple[tuple[str, int], ...] = ()  # (model spec, token_budget) pairs
@@ -302,13 +304,15 @@ def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], No
                    lenient: bool = False, user: bool = False) -> dict[str, Any]:
     """The Options fields a raw mapping sets (see apply_config)."""
     updates: dict[str, Any] = {}
+    errors: list[str] = []  # every wrong value, reported at once (not one per run)
 
     def convert(spec: tuple[str, Callable[[Any], Any]], value: Any, key: str) -> None:
         try:
             updates[spec[0]] = _convert(spec[1], value, key, source)
         except ConfigError as exc:
             if not lenient:
-                raise
+                errors.append(str(exc).removeprefix(f"{source}: "))
+                return
             warn(f"{exc}; using the default")
 
     for key, value in raw.items():
@@ -317,13 +321,16 @@ def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], No
         if norm == "secrets":
             if not isinstance(value, dict):
                 if not lenient:
-                    raise ConfigError(f"{source}: 'secrets' must be a mapping")
+                    errors.append("'secrets' must be a mapping")
+                    continue
                 warn(f"{source}: 'secrets' must be a mapping; using the defaults")
                 continue
             for skey, svalue in value.items():
-                spec = SECRETS_KEYS.get(str(skey).replace("-", "_"))
+                snorm = str(skey).replace("-", "_")
+                spec = SECRETS_KEYS.get(snorm)
                 if spec is None:
-                    warn(f"{source}: unknown key 'secrets.{one_line(str(skey))[:60]}' ignored")
+                    warn(f"{source}: unknown key 'secrets.{one_line(str(skey))[:60]}' ignored"
+                         + did_you_mean(snorm, SECRETS_KEYS, "secrets."))
                     continue
                 convert(spec, svalue, f"secrets.{skey}")
             continue
@@ -336,13 +343,23 @@ def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], No
             continue
         spec = KEYS.get(norm)
         if spec is None:
-            warn(f"{source}: unknown key '{shown}' ignored")
+            warn(f"{source}: unknown key '{shown}' ignored"
+                 + did_you_mean(norm, [*KEYS, *USER_KEYS, "secrets"]))
             continue
         convert(spec, value, shown)
+    if errors:
+        count = f"{len(errors)} errors: " if len(errors) > 1 else ""
+        raise ConfigError(f"{source}: {count}{'; '.join(errors)}")
     if updates.get("secrets_allow"):
         updates["secrets_allow"] = check_regexes(updates["secrets_allow"], "secrets.allow",
                                                  source, warn)
     return updates
+
+
+def did_you_mean(word: str, known: Iterable[str], prefix: str = "") -> str:
+    """` (did you mean 'fail_on'?)` for the closest known name, else ""."""
+    close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
+    return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 
 
 def _convert(conv: Callable[[Any], Any], value: Any, key: str, source: str) -> Any:

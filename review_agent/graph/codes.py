@@ -54,10 +54,11 @@ CODES: dict[str, tuple[str, str, str]] = {
                                "a judge.route edge names a value route_values lacks"),
     "ROUTE_ON_NON_JUDGE": ("structural", "error", "a judge.route edge leaves a non-judge node"),
     "TERMINAL_WITH_EDGES": ("structural", "error", "a transitions: [] node has outgoing edges"),
-    "LIMIT_OUT_OF_RANGE": ("ir_analysis", "error", "a limit outside its seed 003 range"),
+    "LIMIT_OUT_OF_RANGE": ("ir_analysis", "error",
+                           "a limit outside the range the runtime allows"),
     "UNREACHABLE_NODE": ("ir_analysis", "warning", "a node the entry never reaches"),
     "NO_FALLBACK_EDGE": ("ir_analysis", "warning",
-                         "the last edge of a node is conditional (seed 003)"),
+                         "the last edge of a node is conditional: nothing may match"),
     "UNKNOWN_NODE_FUNCTION": ("structural", "warning",
                               "a node function review-agent does not have (an error when the "
                               "graph is run)"),

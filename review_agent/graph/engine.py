@@ -262,8 +262,8 @@ def limits_for(graph: Graph, max_iterations: int | None) -> Limits:
     if max_iterations is None:
         return limits
     if not 1 <= max_iterations <= MAX_ITERATIONS:
-        raise ReviewAgentError(f"--max-iterations must be 1..{MAX_ITERATIONS} (seed 003: a "
-                               f"state is visited at most {MAX_STATE_VISITS} times)")
+        raise ReviewAgentError(f"--max-iterations must be 1..{MAX_ITERATIONS} (the runtime "
+                               f"visits a state at most {MAX_STATE_VISITS} times)")
     lap = max(1, len(graph.nodes) // 3)  # transitions one retry lap takes, generously
     return limits._replace(
         max_iterations=max_iterations,

@@ -108,6 +108,6 @@ def migrate(data: dict[str, Any]) -> tuple[dict[str, Any], list[Error]]:
     found.add("no 'category'")
     warning = err("DEPRECATED_SPELLING", "old graph dialect, migrated in memory: "
                   + "; ".join(sorted(found))
-                  + ". Run `review-agent graph migrate FILE` to rewrite it in the seed 000 dialect",
+                  + ". Run `review-agent graph migrate FILE` to rewrite it in the pattern dialect",
                   stage="schema", severity="warning")
     return out, [warning]

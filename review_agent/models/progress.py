@@ -3,6 +3,8 @@ elsewhere (CI logs), nothing with -q."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
 import time
@@ -25,7 +27,12 @@ def quiet() -> bool:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
+    return f"{n:,} {word}{'s' * (n != 1)}"
+
+
+def files(n: int) -> str:
+    """`1 file`, `3,490 files`."""
+    return _plural(n, "file")
 
 
 class ProgressLine:
@@ -112,3 +119,82 @@ def _isatty(stream: TextIO) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+EVERY = 10.0  # seconds between lines of a long activity where stderr is no terminal
+
+
+class Activity:
+    """`review-agent: reviewing 3,490 files · 12s` on stderr while long work runs without a
+    model (a model phase has its own ProgressLine): live on a terminal, a line every
+    EVERY seconds elsewhere, nothing before `after` seconds or with -q. Use as a context
+    manager around the work."""
+
+    def __init__(self, label: str, stream: TextIO | None = None, after: float = AFTER,
+                 every: float = EVERY) -> None:
+        self.label = label
+        self.stream = sys.stderr if stream is None else stream
+        self.after = after
+        self.every = every
+        self.started = time.monotonic()
+        self.shown = False
+        self._closed = threading.Event()
+        self._lock = threading.Lock()
+        self._tty = _isatty(self.stream)
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Activity:
+        if not _quiet:
+            self.started = time.monotonic()
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name="review-agent-activity")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+        with self._lock:
+            if self.shown and self._tty:
+                self._put(f"\r\x1b[K{self.text()}\n")
+
+    def text(self) -> str:
+        return f"review-agent: {self.label} · {time.monotonic() - self.started:.0f}s"
+
+    def _run(self) -> None:
+        if self._closed.wait(self.after):
+            return
+        while True:
+            with self._lock:
+                if self._closed.is_set():
+                    return
+                self._put(f"\r\x1b[K{self.text()}" if self._tty else self.text() + "\n")
+                self.shown = True
+            if self._closed.wait(REFRESH if self._tty else self.every):
+                return
+
+    def _put(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def activity(label: str, model: str = "builtin") -> contextlib.AbstractContextManager[object]:
+    """An Activity for work without a model (a model phase shows its own progress), none
+    inside pre-commit, which shows a hook's output only once it has ended."""
+    if model != "builtin" or os.environ.get("PRE_COMMIT"):
+        return contextlib.nullcontext()
+    return Activity(label, after=_after(os.environ.get("REVIEW_AGENT_PROGRESS_AFTER")))
+
+
+def _after(value: str | None) -> float:
+    """REVIEW_AGENT_PROGRESS_AFTER: seconds before the first line (0: at once)."""
+    try:
+        seconds = float(value) if value else AFTER
+    except ValueError:
+        return AFTER
+    return seconds if 0 <= seconds <= 3600 else AFTER

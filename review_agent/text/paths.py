@@ -50,6 +50,7 @@ SOURCE = frozenset({
     "scala", "swift", "dart", "csharp", "c", "cpp", "objc", "ruby", "php", "perl", "lua",
     "elixir",
 })
+DOCS = frozenset({"markdown", "rst", "text"})  # prose: a change to it wants no test
 
 # lock file name -> the manifest names that declare what it pins
 LOCK_MANIFESTS: dict[str, tuple[str, ...]] = {

@@ -447,7 +447,8 @@ def test_options_from_base_revision_then_command_line(repo_with_commit: Repo) ->
     repo_with_commit.commit("typo", {".review-agent.yaml": "disabel: [x]\n"})
     head = repo_with_commit.git("rev-parse", "HEAD").strip()
     options_from_base(repo_with_commit.path, head, Options(), None, warnings.append)
-    assert warnings == [f".review-agent.yaml (at {head[:12]}): unknown key 'disabel' ignored"]
+    assert warnings == [f".review-agent.yaml (at {head[:12]}): unknown key 'disabel' ignored"
+                        " (did you mean 'disable'?)"]
 
 
 def test_prompts_from_base_revision(repo_with_commit: Repo) -> None:

@@ -54,3 +54,45 @@ def test_the_local_hook_snippet_runs_under_pre_commit(repo_with_commit: Repo) ->
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "src/run.py:2: warning [eval-exec]" in out and "whole" in out
+
+
+def _shell_lines() -> list[str]:
+    blocks = re.findall(r"```sh\n(.*?)```", README, re.S)
+    return [line.strip() for b in blocks for line in b.splitlines() if line.strip()]
+
+
+def test_commands_work_as_root_and_name_no_placeholder_owner() -> None:
+    for line in _shell_lines():
+        assert not line.startswith("sudo "), line  # root has no sudo on a fresh machine
+    assert "OWNER" not in README
+
+
+def test_the_clone_command_clones(tmp_path: Path) -> None:
+    """The first screen's clone, with the path of this repository where it says to put it."""
+    clone = next(line for line in _shell_lines() if line.startswith("git clone "))
+    assert "/path/to/review-agent" in clone  # the README says what goes there
+    command = clone.split("#")[0].replace("/path/to/review-agent", str(ROOT))
+    proc = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "review-agent" / "pyproject.toml").exists()
+
+
+def test_the_readme_states_how_long_the_tests_take() -> None:
+    at = README.index("Run the tests")
+    assert re.search(r"\d+ min", README[at:at + 1200])
+
+
+def test_no_internal_jargon_in_user_facing_text() -> None:
+    """Users never read the project's seed documents: the text says what a thing is."""
+    texts = {"README.md": README, "docs/graph.md": (ROOT / "docs/graph.md").read_text(),
+             "docs/ci.md": (ROOT / "docs/ci.md").read_text()}
+    for command in ("", "hook", "review", "ci", "run", "graph validate", "graph migrate",
+                    "secrets", "install", "report merge", "prompts list"):
+        proc = subprocess.run([sys.executable, "-m", "review_agent", *command.split(), "--help"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        texts[f"--help {command}"] = proc.stdout
+    for where, text in texts.items():
+        found = re.findall(r"(?i)\bseed\s*0\d\d\b", text)
+        assert not found, (where, found)

@@ -34,7 +34,11 @@ def test_deleted_test_file(repo_with_commit: Repo) -> None:
     repo_with_commit.git("rm", "-q", "tests/test_app.py")
     found = check(repo_with_commit)
     assert rules(found) == [("tests/test_app.py", "tests-deleted", 1)]
-    assert found[0].severity == "warning"
+    assert found[0].severity == "info"  # the change touches only tests: its purpose
+    repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return b + a\n"})
+    found = check(repo_with_commit)
+    assert rules(found) == [("tests/test_app.py", "tests-deleted", 1)]
+    assert found[0].severity == "warning"  # beside a source change
 
 
 def test_removed_test_function_points_at_the_gap(repo_with_commit: Repo) -> None:

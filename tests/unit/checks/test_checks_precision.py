@@ -108,6 +108,9 @@ def test_a_test_really_lost_is_still_reported(git_repo: Repo) -> None:
     repo = _parser_repo(git_repo)
     repo.stage({"tests/test_parser.py": PARSER_TESTS.replace(
         "def test_parse_empty():\n    assert parse('') == ['']\n\n\n", "")})
+    found = check(repo)  # a change to tests alone: info
+    assert [(f.rule, f.severity, f.line) for f in found] == [("tests-deleted", "info", 12)]
+    repo.stage({"pkg/parser.py": PARSER.replace("split(',')", "split(',') if text else []")})
     found = check(repo)
     assert loud(found) == [("tests/test_parser.py", "tests-deleted", 12)]
     assert "test_parse_empty" in found[0].message
