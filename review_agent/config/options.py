@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -358,6 +357,8 @@ def config_updates(raw: Mapping[str, Any], source: str, warn: Callable[[str], No
 
 def did_you_mean(word: str, known: Iterable[str], prefix: str = "") -> str:
     """` (did you mean 'fail_on'?)` for the closest known name, else ""."""
+    import difflib  # ~4 ms of start-up, only for an unknown key (the hook reads config)
+
     close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
     return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 

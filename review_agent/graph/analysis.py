@@ -16,7 +16,7 @@ from review_agent.graph.codes import (
     kind_of,
     warning,
 )
-from review_agent.graph.when import When, edge_condition, is_unconditional
+from review_agent.graph.when import When, edge_condition, is_unconditional, routes_otherwise
 
 if TYPE_CHECKING:  # yamlsrc imports yaml, which loading the shipped graph does without
     from review_agent.graph.yamlsrc import Lines
@@ -148,14 +148,16 @@ def _judge(node: Mapping[str, Any], edges: list[tuple[str, When]], finishing: se
     errors: list[Error] = []
     warnings: list[Error] = []
     values = list(dict.fromkeys(judge_values(node)))
-    if not any(w.subject == "route" for _, w in edges):
-        if edges:
-            for value in values:
+    routed = {w.value for _, w in edges if w.subject == "route"}
+    if any(routes_otherwise(w) for _, w in edges):
+        # a value without its own route edge is left to an edge of another form: seed 000's
+        # warning (a value with no edge at all failed stage 2)
+        for value in values:
+            if value not in routed:
                 warnings.append(warning("MISSING_JUDGE_ROUTE_EDGE", "ir_analysis",
                                         f"judge {nid!r} declares route value {value!r} but no "
                                         f"edge says when: \"judge.route == {value}\"",
                                         node=nid, route_value=value, line=line))
-        return errors, warnings
     for value in values:
         shadow = None
         target = None

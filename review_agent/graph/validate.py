@@ -22,7 +22,10 @@ from review_agent.graph.codes import (
 )
 from review_agent.graph.legacy import is_legacy, migrate
 from review_agent.graph.schema import schema
-from review_agent.graph.when import edge_condition
+from review_agent.graph.when import (
+    edge_condition,
+    routes_otherwise,
+)
 from review_agent.graph.yamlsrc import Lines, parse
 
 STAGES = ("schema", "structural", "ir_analysis")
@@ -122,15 +125,17 @@ def _structural(data: dict[str, Any], known: Collection[str] | None, lines: Line
                                     line=lines.top.get("finalize")))
     warnings += _no_effect(data, lines)
     covered: dict[str, set[str]] = {}
+    otherwise: set[str] = set()  # judges with an edge of another `when` form
     for i, edge in enumerate(data["edges"]):
-        errors += _edge_rules(i, edge, nodes, covered, lines.item("edges", i))
+        errors += _edge_rules(i, edge, nodes, covered, lines.item("edges", i), otherwise)
     node_lines = {n["id"]: lines.item("nodes", i)
                   for i, n in reversed(list(enumerate(data["nodes"])))}
     for nid, node in nodes.items():
-        if kind_of(node) != "judge" or nid not in covered:
-            continue  # no judge.route edge at all: MISSING_JUDGE_ROUTE_EDGE (stage 3)
+        if kind_of(node) != "judge" or nid in otherwise:
+            # a value left to an edge of another form: MISSING_JUDGE_ROUTE_EDGE (stage 3)
+            continue
         for value in dict.fromkeys(judge_values(node)):
-            if value not in covered[nid]:
+            if value not in covered.get(nid, ()):
                 errors.append(err("JUDGE_ROUTE_COVERAGE_ERROR",
                                   f"No edge covers route_value {value!r}", node=nid,
                                   route_value=value, line=node_lines[nid]))
@@ -190,7 +195,8 @@ def _node_rules(node: dict[str, Any], line: int | None) -> list[Error]:
 
 
 def _edge_rules(i: int, edge: dict[str, Any], nodes: Mapping[str, dict[str, Any]],
-                covered: dict[str, set[str]], line: int | None) -> list[Error]:
+                covered: dict[str, set[str]], line: int | None,
+                otherwise: set[str]) -> list[Error]:
     errors: list[Error] = []
     src, dst = edge["from"], edge["to"]
     where = f"edges[{i}]"
@@ -211,6 +217,8 @@ def _edge_rules(i: int, edge: dict[str, Any], nodes: Mapping[str, dict[str, Any]
         code = "INVALID_CONDITION" if "condition" in edge else "INVALID_WHEN_DSL"
         errors.append(err(code, f"{where}: {exc}", edge=i, line=line))
         return errors
+    if routes_otherwise(when):
+        otherwise.add(src)
     if when.subject != "route" or src not in nodes:
         return errors
     node = nodes[src]

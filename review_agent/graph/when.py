@@ -159,3 +159,15 @@ def matches(when: When, outcome: Outcome) -> bool:
 
 def is_unconditional(when: When) -> bool:
     return when.subject in ("true", "always")
+
+
+# the forms besides `judge.route == X` that can carry a judge's normal verdict onwards (a
+# failure or a run status is not a verdict)
+OTHER_ROUTING = frozenset({"true", "approvals", "score", "always", "on_success", "score_above",
+                           "score_below", "score_between"})
+
+
+def routes_otherwise(when: When) -> bool:
+    """The edge routes a judge by another form than `judge.route == X` (seed 000: a route
+    value it leaves to such an edge is MISSING_JUDGE_ROUTE_EDGE, a warning)."""
+    return when.subject in OTHER_ROUTING

@@ -35,6 +35,7 @@ from review_agent.models.request import (
     ARTIFACT_SCHEMA,
     CORRECTION,
     CRITIQUE_SCHEMA,
+    TASK_TYPE_SCHEMA,
     render_request,
     with_contract,
 )
@@ -265,6 +266,8 @@ class ChatModel:
         try:
             if role == "process_reviewer":
                 system, read, schema = system_prompt, parse.critique, CRITIQUE_SCHEMA
+            elif role == "task_classifier":
+                system, read, schema = system_prompt, parse.task_type, TASK_TYPE_SCHEMA
             else:
                 system = with_contract(system_prompt, '"kind"', ARTIFACT_CONTRACT)
                 read, schema = parse.artifact, ARTIFACT_SCHEMA

@@ -225,6 +225,16 @@ def artifact(content: str) -> dict[str, Any]:
             "summary": " ".join(summary.split())}
 
 
+def task_type(content: str) -> dict[str, Any]:
+    """The team's request classification {"task_type": NAME} (the name is checked by the
+    team graph, which falls back to its own when it is not one of its kinds)."""
+    data = json_object(content)
+    kind = data.get("task_type")
+    if not isinstance(kind, str) or not kind.strip():
+        raise ParseError('reply has no "task_type"')
+    return {"task_type": kind.strip().lower()}
+
+
 def critique(content: str) -> dict[str, Any]:
     """The process reviewer's {"items": [...]} (items are checked by the team graph)."""
     for value in json_values(content):

@@ -39,6 +39,11 @@ ARTIFACT_SCHEMA: dict[str, Any] = {
     "properties": {"kind": {"type": "string"}, "path": {"type": ["string", "null"]},
                    "content": {"type": "string"}, "summary": {"type": "string"}},
 }
+TASK_TYPE_SCHEMA: dict[str, Any] = {  # the team's request classification
+    "type": "object",
+    "required": ["task_type"],
+    "properties": {"task_type": {"type": "string"}},
+}
 CRITIQUE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["items"],

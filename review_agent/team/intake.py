@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from review_agent.errors import ConfigError
+from review_agent.errors import ConfigError, ModelError
 from review_agent.team.brief import REVIEW_BRIEF, normalize_brief
-from review_agent.team.classify import classify
+from review_agent.team.classify import (
+    CLASSIFIER_PROMPT,
+    MODEL_KINDS,
+    classify,
+    model_question,
+    with_role,
+)
 from review_agent.team.prompts import library_sources, read_files
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import (
@@ -18,6 +24,7 @@ from review_agent.team.state import (
     reviewer_only,
     warn,
 )
+from review_agent.team.tools import MODEL_CALL, refused
 
 MAX_INPUT_CHARS = 20_000
 
@@ -90,16 +97,28 @@ def prepare_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
 
 
 def classify_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
-    """Choose the task type from the request, the requested role and the trigger."""
+    """Choose the task type from the request, the requested role and the trigger.
+
+    The request's main verb and object decide (team/classify.py); with a model configured
+    the model classifies, that result the fallback. What must be refused is never left to
+    a model, and a hook's or pipeline's review stays a review."""
     brief = state.get("human_brief") or {}
+    text, goal = state.get("normalized_input", ""), str(brief.get("goal") or "")
     # The task text is the request and decides the type; the brief only fills in.
-    result = classify(state.get("normalized_input", ""), state.get("requested_role"),
-                      state.get("trigger_source", "manual"), reviewer_only(state),
-                      fill_in=str(brief.get("goal") or ""))
-    update: dict[str, Any] = {"task_type": result.task_type,
+    result = classify(text, state.get("requested_role"), state.get("trigger_source", "manual"),
+                      reviewer_only(state), fill_in=goal)
+    task_type, how, calls = result.task_type, "", 0
+    if result.task_type != "unsupported" and not reviewer_only(state):
+        asked = _model_task_type(state, ctx, text, goal)
+        if asked.task_type is not None:
+            task_type = with_role(asked.task_type, state.get("requested_role"))
+        how, calls = asked.note, asked.calls
+    update: dict[str, Any] = {"task_type": task_type,
                               "blocked_actions": [*state.get("blocked_actions", []),
                                                   *result.blocked]}
-    detail = f"task type {result.task_type or 'unclear'}"
+    if calls:
+        update["tool_calls"] = {MODEL_CALL: calls}
+    detail = f"task type {task_type or 'unclear'}{how}"
     if result.blocked:
         detail += "; refused: " + ", ".join(b["action"] for b in result.blocked)
     if result.task_type == "unsupported":
@@ -110,6 +129,35 @@ def classify_task(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
                              "deploys, handles credentials or runs destructive commands.")
     update["action_log"] = log(state, "classify_task", "classify", detail)
     return update
+
+
+class _Asked(NamedTuple):
+    task_type: str | None  # None: keep the keyword result
+    note: str  # for the action log
+    calls: int
+
+
+def _model_task_type(state: dict[str, Any], ctx: TeamContext, text: str, goal: str) -> _Asked:
+    """The model's classification, when a model is configured and may be called here."""
+    if not getattr(ctx.model, "proposes", True) or not text.strip():
+        return _Asked(None, "", 0)
+    if not (state.get("approval_policy") or {}).get("external_calls", True):
+        return _Asked(None, " (keywords: approval_policy.external_calls is false)", 0)
+    why = refused(state, MODEL_CALL)
+    if why is not None:
+        return _Asked(None, f" (keywords: {why})", 0)
+    try:
+        reply = ctx.model.propose("task_classifier", CLASSIFIER_PROMPT,
+                                  model_question(text, goal))
+    except ModelError as exc:
+        return _Asked(None, f" (keywords: {exc})", 1)
+    except Exception as exc:  # noqa: BLE001 - an adapter without this question: keywords decide
+        return _Asked(None, f" (keywords: the model could not classify: {type(exc).__name__})",
+                      1)
+    kind = str(reply.get("task_type", "")) if isinstance(reply, dict) else ""
+    if kind not in MODEL_KINDS:
+        return _Asked(None, f" (keywords: the model answered {kind[:40]!r})", 1)
+    return _Asked(kind, f" (model {ctx.model.spec})", 1)
 
 
 # What a specialist needs before it may start, per task type (missing: clarification) ...

@@ -327,9 +327,21 @@ def _dup_value(d: dict[str, Any]) -> bool:
     return True
 
 
+OTHER_FORMS = ("true", "approvals_resolved", "judge.score")  # `when` forms besides the route
+OTHER_CONDITIONS = ("always", "on_success", "score_above", "score_below", "score_between")
+
+
+def _routes_otherwise(d: dict[str, Any], nid: str) -> bool:
+    """The judge has an edge of another form than `judge.route == X` (a verdict can leave by
+    it): a value without its own route edge is then a warning, not an error."""
+    return any(e["from"] == nid and (str(e.get("when", "")).startswith(OTHER_FORMS)
+                                     or e.get("condition") in OTHER_CONDITIONS)
+               for e in d["edges"])
+
+
 def _uncovered(d: dict[str, Any]) -> bool:
     j = _judge(d)
-    if j is None:
+    if j is None or _routes_otherwise(d, j["id"]):
         return False
     j["judge"]["route_values"].append("never_routed")
     return True
@@ -389,3 +401,25 @@ def test_every_generated_error_reports_its_code(
     assert report["overall"] == "fail"
     found = [e["code"] for e in report["stages"][stage].get("errors", [])]
     assert code in found, report
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=valid_graphs(), extra=WHENS)
+def test_a_value_left_to_another_form_is_a_passing_warning(data: dict[str, Any],
+                                                          extra: str) -> None:
+    """Seed 000: a route value with no `judge.route ==` edge while the judge has an edge of
+    another `when` form is MISSING_JUDGE_ROUTE_EDGE (the graph passes), never
+    JUDGE_ROUTE_COVERAGE_ERROR."""
+    j = _judge(data)
+    if j is None:
+        return
+    if not _routes_otherwise(data, j["id"]):
+        data["edges"].append({"from": j["id"], "to": "finalize", "when": extra})
+    j["judge"]["route_values"].append("never_routed")
+    report = validate_text(yaml.safe_dump(data, sort_keys=False),
+                           {n["id"] for n in data["nodes"]} | {"fin"})
+    assert_shape(report)
+    codes = [e["code"] for stage in report["stages"].values() for e in stage.get("errors", [])]
+    assert "JUDGE_ROUTE_COVERAGE_ERROR" not in codes, report
+    missing = [w for w in report["warnings"] if w["code"] == "MISSING_JUDGE_ROUTE_EDGE"]
+    assert {w.get("route_value") for w in missing} >= {"never_routed"}, report

@@ -53,8 +53,10 @@ def test_shipped_graph_records() -> None:
         Edge("stage_context", "select_specialist_role", parse_when("true")),
     )
     assert len(graph.edges) == 26
-    assert [n.id for n in graph.nodes if n.kind == "llm"] == ["run_specialist_agent",
-                                                              "run_process_review"]
+    assert [n.id for n in graph.nodes if n.kind == "llm"] == [
+        "classify_task", "run_specialist_agent", "run_process_review"]
+    # a configured model classifies the request: one call at most
+    assert dict(graph.node("classify_task").tool_call_budget) == {"model.call": 1}
 
 
 def test_defaults_and_run_default_to_id(tmp_path: Path) -> None:
