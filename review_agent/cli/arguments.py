@@ -358,7 +358,7 @@ def hoist(argv: Sequence[str]) -> list[str]:
         flag = arg.split("=", 1)[0]
         if flag not in _FLAGS:
             if flag.startswith("--") and flag not in ("--help", "--version"):
-                _mistyped_option(flag)
+                _mistyped_option(flag)  # a typo close to an option: say which
             break  # -h, -V, a typo, a stray word: argparse says what is wrong
         take = 2 if flag in _VALUED and "=" not in arg else 1
         before += args[i:i + take]
@@ -367,14 +367,14 @@ def hoist(argv: Sequence[str]) -> list[str]:
 
 
 def _mistyped_option(flag: str) -> None:
-    """An unknown option before the command: say which one was meant (argparse would
-    take its value for the command's name)."""
+    """An unknown option before the command that is close to one: say which one was meant
+    (argparse would take its value for the command's name)."""
     import difflib  # ~4 ms of start-up, needed only on a usage error
 
     close = difflib.get_close_matches(flag, sorted(_FLAGS | {"--help", "--version"}), n=1,
                                       cutoff=0.6)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
-    raise ReviewAgentError(f"unrecognized option {flag}{hint}")
+    if close:
+        raise ReviewAgentError(f"unrecognized arguments: {flag}; did you mean '{close[0]}'?")
 
 
 def command_of(argv: Sequence[str]) -> str | None:

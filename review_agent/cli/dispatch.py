@@ -26,6 +26,12 @@ def _root_or_none() -> Path | None:
         return None
 
 
+def _bare() -> bool:
+    from review_agent.vcs import git  # lazy: per command
+
+    return git.is_bare(Path.cwd())
+
+
 def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
         prefetched: Prefetch | None = None) -> int:
     """Run `args.command`; `prefetched` is the hook's staged change, being read."""
@@ -104,8 +110,13 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
 
         here = _root_or_none()
         options = load_options(args, worktree_reader(here), root=here)
-        report = secrets_command(root=here, staged=args.staged, paths=args.paths,
-                                 options=options)
+        if here is None and not args.paths and not args.staged and _bare():
+            from review_agent.commands.secrets_cmd import history_report
+
+            report = history_report(Path.cwd(), options)  # no work tree: its history
+        else:
+            report = secrets_command(root=here, staged=args.staged, paths=args.paths,
+                                     options=options)
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
                               args.output, stream, args.color, args.quiet)
     if cmd == "report":

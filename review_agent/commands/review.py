@@ -10,7 +10,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from review_agent.errors import ConfigError, GitError, GraphError, ReviewAgentError
+from review_agent.errors import (
+    ConfigError,
+    GitError,
+    GraphError,
+    NotAGitRepository,
+    ReviewAgentError,
+)
 from review_agent.hook import prefetch
 from review_agent.hook.prefetch import Prefetch
 from review_agent.records import NULL_IDS, Change, FileChange
@@ -18,6 +24,7 @@ from review_agent.vcs import git
 
 if TYPE_CHECKING:
     from review_agent.config.options import Options
+    from review_agent.hook.split_run import Part
     from review_agent.review.file_work import FileWork
 
 # Only git and the records are imported up front: the configuration, the scanner and the
@@ -83,7 +90,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         try:
             return _review_and_report(root, hook.change, options, args, stream,
                                       trigger="pre_commit", blobs=hook.blobs, stopped=stopped,
-                                      ahead=ahead, reads=reads)
+                                      ahead=ahead, reads=reads, part=hook.part)
         except (ConfigError, GraphError) as exc:  # the repository prompts or graph: without them
             if options.prompts_dir is None and options.graph is None:
                 raise
@@ -91,7 +98,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
             options = options._replace(prompts_dir=None, graph=None)
             return _review_and_report(root, hook.change, options, args, stream,
                                       trigger="pre_commit", blobs=hook.blobs, stopped=stopped,
-                                      ahead=ahead, reads=reads)
+                                      ahead=ahead, reads=reads, part=hook.part)
     except ReviewAgentError as exc:
         # our own trouble is a warning; the secrets are still looked for
         warn(f"{exc}; review skipped, secrets scanned alone")
@@ -172,10 +179,15 @@ def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, s
     from review_agent.config.command_line import cli_updates, load_options, worktree_reader
     from review_agent.review.range_options import range_options  # lazy: see REVIEW_MODULES
 
-    root = git.toplevel(Path.cwd())
     prompt_files = None
     config_from = getattr(args, "config_from", None)
     paths = getattr(args, "paths", None) or []
+    try:
+        root = git.toplevel(Path.cwd())
+    except NotAGitRepository:
+        if not paths or args.base or args.head or args.staged or git.is_bare(Path.cwd()):
+            raise
+        return _review_outside(paths, args, stream)
     if paths or getattr(args, "all_files", False):
         if config_from is not None:
             raise ReviewAgentError("--config-from goes with --base")
@@ -237,6 +249,24 @@ def _nothing(args: argparse.Namespace, stream: TextIO, message: str, trigger: st
                  model=model)
 
 
+def _review_outside(paths: Sequence[str], args: argparse.Namespace, stream: TextIO) -> int:
+    """`review PATH...` outside any git repository: the files whole, as ruff would; the
+    configuration from the current directory."""
+    from review_agent.config.command_line import load_options, worktree_reader
+    from review_agent.vcs import whole_files
+
+    if getattr(args, "config_from", None) is not None:
+        raise ReviewAgentError("--config-from goes with --base")
+    cwd = Path.cwd()
+    options = load_options(args, worktree_reader(cwd), root=cwd)
+    change, blobs = whole_files.outside_repository(cwd, paths)
+    if not change.files:
+        _nothing(args, stream, "nothing to review", "pre_commit", options.model)
+        return 0
+    return _review_and_report(cwd, change, options, args, stream, trigger="pre_commit",
+                              blobs=blobs)
+
+
 def range_revisions(root: Path, base: str, head: str) -> tuple[str, str, str]:
     """(base, head, merge-base) commit ids: the range `git diff base...head` shows."""
     head_sha = git.resolve(root, head)
@@ -256,6 +286,7 @@ class HookChange(NamedTuple):
     label: str = ""
     push: bool = False
     blobs: dict[str, bytes | None] | None = None  # set for files reviewed whole
+    part: Part | None = None  # one of the invocations pre-commit split a long list into
 
 
 def _is_push(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
@@ -289,6 +320,7 @@ def _commit_change(root: Path, files: Sequence[str], reads: Prefetch) -> HookCha
     of a very long list).
     """
     change = reads.staged_change(root)
+    part = None
     if files:
         named = list(dict.fromkeys(posixpath.normpath(f.replace(os.sep, "/")) for f in files))
         staged = {fc.path for fc in change.files if fc.status != "D"}
@@ -296,11 +328,27 @@ def _commit_change(root: Path, files: Sequence[str], reads: Prefetch) -> HookCha
             return _whole(root, named)
         if staged != set(named):
             keep = set(named)
-            change = change._replace(files=tuple(fc for fc in change.files
-                                                 if fc.path in keep or fc.status == "D"))
+            part = _split_part(named, sorted(staged))
+            # a deletion is reviewed once, with the first part
+            change = change._replace(files=tuple(
+                fc for fc in change.files
+                if fc.path in keep or (fc.status == "D" and (part is None or part.first == 1))))
     if not change.files:
         return HookChange(None, "nothing staged to review")
-    return HookChange(change)
+    return HookChange(change, part=part)
+
+
+def _split_part(named: Sequence[str], candidates: Sequence[str]) -> Part | None:
+    """The part of pre-commit's split file list these names are (None: not a split)."""
+    from review_agent.hook.split_run import part_of
+
+    return part_of(named, candidates, os.getppid(), _state_dir())
+
+
+def _state_dir() -> Path | None:
+    from review_agent.models.cache import cache_dir
+
+    return cache_dir()
 
 
 def _whole(root: Path, paths: Sequence[str]) -> HookChange:
@@ -309,7 +357,9 @@ def _whole(root: Path, paths: Sequence[str]) -> HookChange:
     change, blobs = whole_files.from_worktree(root, paths)
     if not change.files:
         return HookChange(None, "nothing to review: no named file exists")
-    return HookChange(change, blobs=blobs)
+    # `run --all-files` names every tracked file that exists, in git's order
+    tracked = [p for p in git.list_files(root, []) if os.path.lexists(root / p)]
+    return HookChange(change, blobs=blobs, part=_split_part(paths, tracked))
 
 
 def _push_range(root: Path, from_ref: str, to_ref: str) -> Change | None:
@@ -377,7 +427,7 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        blobs: dict[str, bytes | None] | None = None,
                        stopped: str | None = None,
                        ahead: Mapping[str, FileWork] | None = None,
-                       reads: Prefetch | None = None) -> int:
+                       reads: Prefetch | None = None, part: Part | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
     reported secret stops; `blobs` marks files reviewed whole; `ahead` and `reads` are the
     hook's work done ahead and its reads (see `review_change`)."""
@@ -405,8 +455,19 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     if blobs is not None:
         report = report._replace(final_output={**report.final_output,
                                                "reviewed_whole": len(change.files)})
+    if part is not None:
+        from review_agent.hook import split_run
+
+        report = report._replace(final_output={**report.final_output,
+                                               "split_part": split_run.label(part)})
     emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
          color=args.color, quiet=args.quiet, verbose=args.verbose)
+    if part is not None:
+        whole = split_run.record(part, report, _state_dir())
+        if whole is not None and not args.quiet:
+            # stdout carries only the report in the other formats and with --output
+            where = stream if (args.fmt or "text") == "text" and not args.output else sys.stderr
+            where.write(whole + "\n")
     code = exit_code(report, options, review_incomplete(report))
     if stopped is not None:
         code = max(code, gates(report.findings, options, stopped))

@@ -41,6 +41,34 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
     return _report(hits, len(files), options, started)
 
 
+def history_report(git_dir: Path, options: Options) -> Report:
+    """A bare repository (no work tree, no index): every commit's added lines scanned, as
+    `gitleaks git` scans `git log -p`; each finding names the commit that added it."""
+    from review_agent import secrets
+    from review_agent.cli.progress import activity
+    from review_agent.review.pipeline import with_new_blobs
+
+    started = time.perf_counter()
+    commits = git.history(git_dir)
+    found: list[Finding] = []
+    files: set[str] = set()
+    empty = git.empty_tree(git_dir) if commits else ""
+    with activity(f"scanning {len(commits):,} commits"):
+        for sha, parent in commits:
+            change, blobs = with_new_blobs(git_dir, git.range_change(git_dir, parent or empty,
+                                                                     sha))
+            files.update(f.path for f in change.files)
+            hits = secrets.scan_change(change, blobs, allow=options.secrets_allow,
+                                       allow_paths=options.secrets_allow_paths)
+            found.extend(f._replace(message=f"{f.message} (commit {sha[:12]})")
+                         for f in secrets.hit_findings(hits))
+    report = _report([], len(files), options, started)
+    kept = merge([f for f in found if not is_disabled(f, options.disable)])
+    out = {**report.final_output, "findings": [f._asdict() for f in kept],
+           "status": "ok" if not kept else "needs_review", "commits_scanned": len(commits)}
+    return report._replace(findings=kept, final_output=out)
+
+
 def change_report(root: Path, change: Change, options: Options,
                   blobs: dict[str, bytes | None] | None = None) -> Report:
     """The secret scan alone over a change (the hook's fallback when the review cannot run)."""

@@ -115,15 +115,20 @@ class OllamaModel(ChatModel):
         with self._show_lock:
             if self._shown is None:
                 found: int | None = None
+                answered = True  # the server said something (a status, a body)
                 try:
                     body = post(f"{self.base_url}/api/show", {"model": self.name},
                                 self._headers(), min(deadline, _soon()))
                     data = json.loads(body.decode("utf-8", "replace"))
                     found = context_length(data) if isinstance(data, dict) else None
-                except (HttpFailure, ValueError):
+                except HttpFailure as exc:
+                    # no server at all (refused, unreachable): the review's own request
+                    # fails and says so in one line; a guess about its context is noise
+                    answered = exc.status is not None
+                except ValueError:
                     found = None
                 self._shown = found or FALLBACK_CONTEXT
-                if found is None:
+                if found is None and answered:
                     self.context_note = (f"the model's context length is unknown; "
                                          f"assuming {FALLBACK_CONTEXT} tokens")
             return self._shown

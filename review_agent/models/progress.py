@@ -184,11 +184,16 @@ class Activity:
 
 
 def activity(label: str, model: str = "builtin") -> contextlib.AbstractContextManager[object]:
-    """An Activity for work without a model (a model phase shows its own progress), none
-    inside pre-commit, which shows a hook's output only once it has ended."""
+    """An Activity for work without a model (a model phase shows its own progress): on a
+    terminal, or wherever REVIEW_AGENT_PROGRESS_AFTER asks for it; none inside pre-commit,
+    which shows a hook's output only once it has ended."""
     if model != "builtin" or os.environ.get("PRE_COMMIT"):
         return contextlib.nullcontext()
-    return Activity(label, after=_after(os.environ.get("REVIEW_AGENT_PROGRESS_AFTER")))
+    asked = os.environ.get("REVIEW_AGENT_PROGRESS_AFTER")
+    if asked is None and not _isatty(sys.stderr):
+        # a log or a script reads stderr: the line only when asked for (the variable)
+        return contextlib.nullcontext()
+    return Activity(label, after=_after(asked))
 
 
 def _after(value: str | None) -> float:

@@ -85,6 +85,9 @@ def summary_line(report: Report) -> str:
         head += f" · reviewed {plural(whole, 'file')} whole"
     if report.hidden_by_baseline:
         head += f" · {report.hidden_by_baseline} hidden by baseline"
+    split = report.final_output.get("split_part")
+    if isinstance(split, str) and split:  # one of several hook runs pre-commit split a list into
+        head += f" · part {one_line(split)}"
     if report.shard:  # `ci --shard`: which part of the change this job reviewed
         head = f"{head} · part {report.shard}"
     if report.model == SCAN_ONLY:  # `review-agent secrets`: no model, no prompt

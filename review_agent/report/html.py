@@ -153,7 +153,10 @@ def _file_list(files: Sequence[ReviewedFile], by_path: dict[str, list[Finding]])
         c = Counter(f.severity for f in by_path.get(rf.path, []))
         badges = "".join(f'<span class="count sev-{s}" title="{s}">{c[s]}</span>'
                          for s in _SEVERITIES if c[s])
-        items.append(f'<li><a href="#{_file_id(i)}"><span class="path">{_e(rf.path)}</span>'
+        # the list cuts a long path at its start (direction: rtl); the path itself is laid
+        # out left to right in an isolate, or a leading "." would be drawn at its end
+        items.append(f'<li><a href="#{_file_id(i)}"><span class="path" title="{_e(rf.path)}">'
+                     f'<bdi dir="ltr">{_e(rf.path)}</bdi></span>'
                      f'<span class="stat"><span class="plus">+{rf.added}</span>'
                      f'<span class="minus">−{rf.deleted}</span></span>{badges}</a></li>')
     return (f'<nav class="files" aria-label="files"><h2>Files ({len(files)})</h2>'

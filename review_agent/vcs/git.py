@@ -91,12 +91,37 @@ def toplevel(cwd: str | Path) -> Path:
     top = _out(res)
     if res.returncode != 0 or not top:
         reason = _first_line(res.stderr)
+        if "in a work tree" in reason and is_bare(cwd):
+            raise NotAGitRepository(f"bare repository: no work tree: {cwd} (`review-agent "
+                                    "secrets` scans its history)")
         # keep git's reason when it is not the plain one (e.g. safe.directory ownership)
         usual = ("not a git repository" in reason or "in a work tree" in reason
                  or reason == "git failed")
         extra = "" if usual else f" ({reason})"
         raise NotAGitRepository(f"not a git repository: {cwd}{extra}")
     return Path(top)
+
+
+def is_bare(cwd: str | Path) -> bool:
+    """`cwd` is (inside) a bare repository: history, and no work tree to review."""
+    try:
+        res = _git(cwd, "rev-parse", "--is-bare-repository", ok=range(256))
+    except GitError:
+        return False
+    return res.returncode == 0 and _out(res) == "true"
+
+
+def history(root: str | Path) -> list[tuple[str, str | None]]:
+    """(commit, first parent or None for a root commit) of every commit reachable from any
+    ref, newest first, merges left out (their changes are their parents'), as `git log -p
+    --all` shows them."""
+    res = _git(root, "rev-list", "--all", "--no-merges", "--parents", ok=(0, 128))
+    out: list[tuple[str, str | None]] = []
+    for row in _out(res).split("\n") if res.returncode == 0 else ():
+        ids = row.split()
+        if ids:
+            out.append((ids[0], ids[1] if len(ids) > 1 else None))
+    return out
 
 
 def toplevel_and_head(cwd: str | Path) -> tuple[Path, str | None] | None:
@@ -549,8 +574,8 @@ TEST_PATHSPECS = (
 
 def has_test_files(root: Path) -> bool:
     """Whether the index holds any test file (git does the matching, so a big repo is cheap)."""
-    res = _git(root, "ls-files", "-z", "--cached", "--", *TEST_PATHSPECS)
-    return bool(res.stdout.strip(b"\0"))
+    res = _git(root, "ls-files", "-z", "--cached", "--", *TEST_PATHSPECS, ok=range(256))
+    return res.returncode == 0 and bool(res.stdout.strip(b"\0"))  # no repository: no index
 
 
 def list_files(root: str | Path, paths: Sequence[str], *, untracked: bool = False) -> list[str]:

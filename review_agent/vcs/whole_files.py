@@ -70,9 +70,25 @@ def from_worktree(root: Path, paths: Sequence[str]) -> tuple[Change, dict[str, b
     return Change(_empty_base(root), None, tuple(sorted(files, key=lambda f: f.path))), blobs
 
 
-def _from_disk(root: Path, paths: Iterable[str]) -> tuple[list[FileChange],
-                                                          dict[str, bytes | None]]:
-    fmt = git.object_format(root)
+def outside_repository(cwd: Path, paths: Sequence[str]
+                       ) -> tuple[Change, dict[str, bytes | None]]:
+    """Files named outside any git repository (`review-agent review FILE`, as ruff reads a
+    file anywhere): the files and the files under the directories, relative to `cwd`."""
+    from review_agent.secrets.staged import walk_files
+
+    missing = [p for p in paths if not os.path.lexists(cwd / p)]
+    if missing:
+        raise ReviewAgentError(f"no such file or directory: {missing[0]}")
+    names = [os.path.normpath(f) for f in walk_files([str(cwd / p) for p in paths])]
+    rels = [os.path.relpath(n, cwd) if not os.path.relpath(n, cwd).startswith("..") else n
+            for n in names]
+    files, blobs = _from_disk(cwd, [r.replace(os.sep, "/") for r in rels], "sha1")
+    return Change("", None, tuple(sorted(files, key=lambda f: f.path))), blobs
+
+
+def _from_disk(root: Path, paths: Iterable[str], fmt: str | None = None
+               ) -> tuple[list[FileChange], dict[str, bytes | None]]:
+    fmt = fmt or git.object_format(root)
     files: list[FileChange] = []
     blobs: dict[str, bytes | None] = {}
     for rel in dict.fromkeys(paths):

@@ -4,10 +4,12 @@ long work without a model (the real CLI on real repositories)."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -128,6 +130,9 @@ def test_a_progress_line_on_stderr_for_long_work_without_a_model(repo_with_commi
     late = run_cli(repo_with_commit.path, "review", "--all-files",
                    env={"REVIEW_AGENT_PROGRESS_AFTER": "3600"})
     assert "reviewing" not in late.stderr
+    # where stderr is no terminal (a script, a log) the line is there only when asked for
+    plain = run_cli(repo_with_commit.path, "review", "--all-files")
+    assert "reviewing" not in plain.stderr
 
 
 def test_the_progress_line_is_live_on_a_terminal(repo_with_commit: Repo) -> None:
@@ -152,3 +157,91 @@ def test_the_progress_line_is_live_on_a_terminal(repo_with_commit: Repo) -> None
     out = b"".join(chunks).decode()
     assert "\r\x1b[Kreview-agent: reviewing 63 files whole · " in out
     assert out.endswith("s\r\n")  # the final state, then a newline
+
+
+# --- ollama without a server: one line
+
+
+def test_ollama_without_a_server_is_one_warning_line(repo_with_commit: Repo) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    repo_with_commit.stage({"src/lib.py": PRINTS})
+    res = run_cli(repo_with_commit.path, "review", "--model", "ollama:qwen2.5-coder",
+                  "--base-url", f"http://127.0.0.1:{port}")
+    assert res.returncode == 0
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    assert "model ollama:qwen2.5-coder failed: connection refused" in lines[0]
+    assert "[debug-print]" in res.stdout  # the deterministic findings stay
+
+
+def test_ollama_that_cannot_say_its_context_still_says_so(repo_with_commit: Repo) -> None:
+    """A server that answers, only not with a context length (an older Ollama): the guess
+    is worth its line there."""
+    import json as json_mod
+
+    from tests.model_server import ModelServer, Recorded, Reply, raw_body, status
+
+    def respond(rec: Recorded) -> Reply:
+        if rec.path == "/api/show":
+            return status(404, body="404 page not found")
+        return raw_body(json_mod.dumps({"model": "m", "message": {
+            "role": "assistant", "content": '{"findings": []}'}, "done": True}))
+
+    repo_with_commit.stage({"src/lib.py": PRINTS})
+    with ModelServer(responder=respond) as srv:
+        res = run_cli(repo_with_commit.path, "review", "--model", "ollama:m", "--base-url",
+                      srv.base_url.removesuffix("/v1"), "--no-cache")
+    assert res.returncode == 0, res.stderr
+    assert "context length is unknown" in res.stderr
+    assert "failed" not in res.stderr
+
+
+# --- outside a repository, and a bare one
+
+
+def test_review_file_outside_a_repository_reviews_it(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "app.py").write_text("import os\n\n\ndef f(x):\n    os.system(x)\n")
+    (tmp_path / "lib" / "util.py").write_text(PRINTS)
+    (tmp_path / ".review-agent.yaml").write_text("disable: [os-system]\n")
+    res = run_cli(tmp_path, "review", "app.py", "lib", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    found = {(f["path"], f["rule"]) for f in json.loads(res.stdout)["findings"]}
+    assert ("lib/util.py", "debug-print") in found
+    assert ("app.py", "os-system") not in found  # the configuration here applies
+    text = run_cli(tmp_path, "review", "lib/util.py")
+    assert text.returncode == 0 and "lib/util.py:2: warning [debug-print]" in text.stdout
+    assert "reviewed 1 file whole" in text.stdout
+    # without files there is nothing to review outside a repository: the usual one line
+    bare = run_cli(tmp_path, "review")
+    assert bare.returncode == 2 and "not a git repository" in bare.stderr
+    missing = run_cli(tmp_path, "review", "nope.py")
+    assert missing.returncode == 2 and "no such file or directory: nope.py" in missing.stderr
+
+
+def test_a_bare_repository_says_so_and_secrets_scans_its_history(git_repo: Repo,
+                                                                   tmp_path: Path) -> None:
+    key = "AKIA" + "Q7ZX4M2LP6WRT3KD"
+    git_repo.commit("key", {"cfg.py": f'AWS_KEY = "{key}"\n'})
+    git_repo.commit("gone", {"cfg.py": "AWS_KEY = None\n"})  # removed again: still in history
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(git_repo.path), str(bare)], check=True)
+    for command in (["review"], ["hook"], ["review", "--all-files"]):
+        res = run_cli(bare, *command)
+        assert res.returncode == 2, res.stderr
+        assert res.stderr.startswith("review-agent: error: bare repository: no work tree")
+        assert res.stderr.count("\n") == 1
+    scan = run_cli(bare, "secrets", "--format", "json")
+    assert scan.returncode == 1, scan.stderr  # a secret in history, as gitleaks git exits
+    report = json.loads(scan.stdout)
+    assert [(f["path"], f["rule"]) for f in report["findings"]] == [
+        ("cfg.py", "secret/aws-access-key-id")]
+    assert report["commits_scanned"] == 2 and key not in scan.stdout
+    clean = tmp_path / "clean.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(clean)], check=True)
+    empty = run_cli(clean, "secrets")
+    assert empty.returncode == 0 and "0 findings" in empty.stdout
