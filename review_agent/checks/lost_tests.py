@@ -227,6 +227,48 @@ def _moved_body(t: TestDef, added: Counter[str]) -> bool:
     return found >= MOVED_BODY * sum(map(len, body))
 
 
+# a name in a test's title that is code: camelCase, snake_case or dotted, long enough to
+# be specific (`throwHttpErrors`, `parse_rows`, `ctx.throw`)
+_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z$]*[a-z][A-Z][\w$]*"
+                        r"|[A-Za-z$][A-Za-z0-9$]*_[\w$]*[A-Za-z0-9$]")
+_TEST_PREFIX = re.compile(r"^(?:test_?|Test_?|Example_?|Fuzz_?)")
+MIN_CODE_NAME = 6
+
+
+def _subject_names(t: TestDef) -> set[str]:
+    """The code a test's name says it is about: the code-like names of a JavaScript title,
+    the rest of a Python or Go test function's name (`test_parse_rows` -> `parse_rows`)."""
+    if re.fullmatch(r"\w+", t.name):
+        rest = _TEST_PREFIX.sub("", t.name)
+        return {rest} if len(rest) >= MIN_CODE_NAME and _CODE_NAME.fullmatch(rest) else set()
+    return {m.group() for m in _CODE_NAME.finditer(t.name) if len(m.group()) >= MIN_CODE_NAME}
+
+
+_WORD_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
+def _added_test_tokens(tests: Sequence[FileInfo]) -> set[str]:
+    """Every name (dotted names whole and in parts) on the test lines the change adds."""
+    out: set[str] = set()
+    for info in tests:
+        for ln in (ln for h in info.change.hunks for ln in h.lines
+                   if ln.kind == "+" and len(ln.text) <= MAX_LINE):
+            for m in _WORD_TOKEN.finditer(ln.text):
+                word = m.group()
+                out.add(word)
+                if "." in word:
+                    out.update(word.split("."))
+    return out
+
+
+def _subject_retested(t: TestDef, added: set[str]) -> bool:
+    """Tests the change adds exercise what the removed one was about (`throwHttpErrors
+    preserves its type in hooks` gone, `t.false('throwHttpErrors' in options)` added):
+    the behaviour changed on purpose and is still under test."""
+    names = _subject_names(t)
+    return bool(names) and names <= added
+
+
 def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     """Per test file, the removed tests nothing in the change replaces or retires."""
     tests = [i for i in infos if i.is_test]
@@ -244,6 +286,7 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     stems = _deleted_stems(infos)
     out: dict[str, list[TestDef]] = {}
     added_text: Counter[str] | None = None  # read once, when a test is left to explain
+    retested: set[str] = set()
     for info in tests:
         path = info.change.path
         left: list[TestDef] = []
@@ -260,7 +303,9 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
         if left:
             if added_text is None:
                 added_text = _added_lines(infos)
-            left = [t for t in left if not _moved_body(t, added_text)]
+                retested = _added_test_tokens(tests)
+            left = [t for t in left if not _moved_body(t, added_text)
+                    and not _subject_retested(t, retested)]
         if left and info.change.status != "D" and _parametrized_near(info):
             left = []
         if left:

@@ -51,17 +51,28 @@ def _is_changelog(path: str) -> bool:
     return name.startswith(("changelog", "changes", "history", "news", "release"))
 
 
+def only_removes_code(infos: Sequence[FileInfo]) -> bool:
+    """The change's source files only lose lines: it removes behaviour (a feature, a
+    special case), and the tests it removes went with that behaviour."""
+    source = [i for i in infos if not i.is_test and i.language in SOURCE and not i.skipped]
+    return (bool(source) and all(i.change.added == 0 for i in source)
+            and any(i.change.deleted > 0 for i in source))
+
+
 def tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
-    """Tests the change removes and nothing in it replaces or retires (lost_tests.py); in a
-    change that touches only tests they are `info`."""
+    """Tests the change removes and nothing in it replaces or retires (lost_tests.py); `info`
+    where removing them is plainly the point: a change that touches only tests, or one whose
+    source side only removes code."""
     found = _tests_deleted(infos)
-    if found and only_tests(infos):
-        return [f._replace(severity="info",
-                           message=f.message.replace("make sure that is intended",
-                                                     "the change touches only tests, so this "
-                                                     "looks deliberate"))
-                for f in found]
-    return found
+    why = ("the change touches only tests" if found and only_tests(infos)
+           else "the change only removes source code" if found and only_removes_code(infos)
+           else None)
+    if why is None:
+        return found
+    return [f._replace(severity="info",
+                       message=f.message.replace("make sure that is intended",
+                                                 f"{why}, so this looks deliberate"))
+            for f in found]
 
 
 def _tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:

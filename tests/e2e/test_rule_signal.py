@@ -113,6 +113,53 @@ def test_js_tests_moved_into_another_module_are_not_deleted(git_repo: Repo) -> N
     assert of(findings(git_repo), "tests-deleted") == []
 
 
+FEATURE = ("def parse(text):\n    if text.startswith('#'):\n        return []\n"
+           "    return text.split(',')\n")
+FEATURE_TESTS = ("from pkg.parser import parse\n\n\n"
+                 "def test_parse_pair():\n    assert parse('a,b') == ['a', 'b']\n\n\n"
+                 "def test_a_comment_line_gives_no_items():\n"
+                 "    assert parse('# a note') == []\n")
+
+
+def test_tests_removed_with_a_removed_feature_are_info(git_repo: Repo) -> None:
+    git_repo.commit("feature", {"pkg/parser.py": FEATURE, "tests/test_parser.py": FEATURE_TESTS})
+    # "drop the comment special case": the source only loses lines, and its test goes too
+    git_repo.stage({"pkg/parser.py": "def parse(text):\n    return text.split(',')\n",
+                    "tests/test_parser.py": FEATURE_TESTS.split("\n\n\ndef test_a_comment")[0]
+                    + "\n"})
+    deleted = of(findings(git_repo), "tests-deleted")
+    assert [f["severity"] for f in deleted] == ["info"]
+    assert "only removes source code" in deleted[0]["message"]
+
+
+def test_a_test_whose_subject_new_tests_exercise_is_not_deleted(git_repo: Repo) -> None:
+    old = ("import test from 'ava';\nimport ky from '../source/index.js';\n\n"
+           "test('throwHttpErrors is kept in the options hooks see', async t => {\n"
+           "\tconst seen = await ky.hookOptions({throwHttpErrors: false});\n"
+           "\tt.is(seen.throwHttpErrors, false);\n});\n")
+    git_repo.commit("js", {"test/main.ts": old, "test/hooks.ts": "import test from 'ava';\n",
+                           "source/index.js": "export default {hookOptions: o => o};\n"})
+    git_repo.stage({
+        "test/main.ts": old.split("\n\n", 1)[0] + "\n",
+        "test/hooks.ts": ("import test from 'ava';\nimport ky from '../source/index.js';\n\n"
+                          "test('ky options are left out of what hooks see', async t => {\n"
+                          "\tconst seen = await ky.hookOptions({throwHttpErrors: false});\n"
+                          "\tt.false('throwHttpErrors' in seen);\n});\n"),
+        "source/index.js": ("export default {hookOptions: ({throwHttpErrors, ...o}) => o};\n")})
+    assert of(findings(git_repo), "tests-deleted") == []
+
+
+def test_a_test_whose_subject_nothing_exercises_any_more_is_deleted(git_repo: Repo) -> None:
+    old = ("import test from 'ava';\nimport ky from '../source/index.js';\n\n"
+           "test('retryDelay grows between attempts', async t => {\n"
+           "\tt.true(ky.retryDelay(2) > ky.retryDelay(1));\n});\n")
+    git_repo.commit("js", {"test/main.ts": old,
+                           "source/index.js": "export default {retryDelay: n => n * 2};\n"})
+    git_repo.stage({"test/main.ts": old.split("\n\n", 1)[0] + "\n",
+                    "source/index.js": "export default {retryDelay: n => n * 3};\n"})
+    assert [f["severity"] for f in of(findings(git_repo), "tests-deleted")] == ["warning"]
+
+
 # --- self-exemption (range reviews)
 
 
