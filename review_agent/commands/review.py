@@ -23,8 +23,8 @@ from review_agent.records import NULL_IDS, Change, FileChange
 from review_agent.vcs import git
 
 if TYPE_CHECKING:
+    from review_agent.commands.split_run import Part
     from review_agent.config.options import Options
-    from review_agent.hook.split_run import Part
     from review_agent.review.file_work import FileWork
 
 # Only git and the records are imported up front: the configuration, the scanner and the
@@ -340,13 +340,13 @@ def _commit_change(root: Path, files: Sequence[str], reads: Prefetch) -> HookCha
 
 def _split_part(named: Sequence[str], candidates: Sequence[str]) -> Part | None:
     """The part of pre-commit's split file list these names are (None: not a split)."""
-    from review_agent.hook.split_run import part_of
+    from review_agent.commands.split_run import part_of
 
     return part_of(named, candidates, os.getppid(), _state_dir())
 
 
 def _state_dir() -> Path | None:
-    from review_agent.models.cache import cache_dir
+    from review_agent.cache import cache_dir
 
     return cache_dir()
 
@@ -456,7 +456,7 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
         report = report._replace(final_output={**report.final_output,
                                                "reviewed_whole": len(change.files)})
     if part is not None:
-        from review_agent.hook import split_run
+        from review_agent.commands import split_run
 
         report = report._replace(final_output={**report.final_output,
                                                "split_part": split_run.label(part)})

@@ -12,10 +12,11 @@ from review_agent.commands.output import emit, exit_code
 from review_agent.config.options import Options
 from review_agent.errors import ReviewAgentError
 from review_agent.findings import finding_disabled, merge
+from review_agent.models.progress import activity
 from review_agent.records import Change, Finding, Report
 from review_agent.review.pipeline import with_new_blobs
-from review_agent.secrets.staged import walk_files
 from review_agent.vcs import git
+from review_agent.vcs.walk import walk_files
 
 if TYPE_CHECKING:
     from review_agent.secrets.hit import SecretHit
@@ -44,10 +45,6 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
 def history_report(git_dir: Path, options: Options) -> Report:
     """A bare repository (no work tree, no index): every commit's added lines scanned, as
     `gitleaks git` scans `git log -p`; each finding names the commit that added it."""
-    from review_agent import secrets
-    from review_agent.cli.progress import activity
-    from review_agent.review.pipeline import with_new_blobs
-
     started = time.perf_counter()
     commits = git.history(git_dir)
     found: list[Finding] = []
@@ -63,7 +60,7 @@ def history_report(git_dir: Path, options: Options) -> Report:
             found.extend(f._replace(message=f"{f.message} (commit {sha[:12]})")
                          for f in secrets.hit_findings(hits))
     report = _report([], len(files), options, started)
-    kept = merge([f for f in found if not is_disabled(f, options.disable)])
+    kept = merge([f for f in found if not finding_disabled(f, options.disable)])
     out = {**report.final_output, "findings": [f._asdict() for f in kept],
            "status": "ok" if not kept else "needs_review", "commits_scanned": len(commits)}
     return report._replace(findings=kept, final_output=out)

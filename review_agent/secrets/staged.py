@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from review_agent.records import Change, FileChange
@@ -16,10 +16,9 @@ from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.lexical import state_before
 from review_agent.secrets.scanner import scan_text
 from review_agent.text.line_offsets import pieces
+from review_agent.vcs.walk import walk_files
 
 SNIFF = 8192
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache",
-                       ".venv", ".tox"})
 
 
 def decode_text(data: bytes) -> str | None:
@@ -138,19 +137,3 @@ def read_regular(path: str) -> bytes | None:
         return None
     finally:
         os.close(fd)
-
-
-def walk_files(paths: Sequence[str]) -> Iterator[str]:
-    """The files named, and the files under the directories named (VCS and cache dirs
-    skipped; a link found there is not followed, as gitleaks does not: a committed
-    `notes -> ~/.aws/credentials` or `zero -> /dev/zero` stays where it points)."""
-    for p in paths:
-        if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    if not os.path.islink(full):
-                        yield full
-        else:
-            yield p

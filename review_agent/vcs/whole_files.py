@@ -19,6 +19,7 @@ from review_agent.records import Change, DiffLine, FileChange, Hunk
 from review_agent.vcs import git
 from review_agent.vcs.containment import real_relative, stays_inside
 from review_agent.vcs.diff import MAX_PARSED_LINES
+from review_agent.vcs.walk import walk_files
 
 # the change-shape rules speak about a diff (what was deleted, what was not tested, what
 # moved in a lock file); a whole-file review has no diff to judge
@@ -74,8 +75,6 @@ def outside_repository(cwd: Path, paths: Sequence[str]
                        ) -> tuple[Change, dict[str, bytes | None]]:
     """Files named outside any git repository (`review-agent review FILE`, as ruff reads a
     file anywhere): the files and the files under the directories, relative to `cwd`."""
-    from review_agent.secrets.staged import walk_files
-
     missing = [p for p in paths if not os.path.lexists(cwd / p)]
     if missing:
         raise ReviewAgentError(f"no such file or directory: {missing[0]}")
