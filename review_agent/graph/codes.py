@@ -64,7 +64,7 @@ CODES: dict[str, tuple[str, str, str]] = {
                               "graph is run)"),
     "DEPRECATED_SPELLING": ("schema", "warning", "the old dialect, migrated in memory"),
     "NO_EFFECT": ("structural", "warning",
-                  "a seed 000 key accepted with no effect here (dedupe_web_search: nothing "
+                  "a pattern-dialect key accepted with no effect here (dedupe_web_search: nothing "
                   "searches the web; min_proposals outside mode: plan)"),
 }
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from review_agent.graph.codes import CODES
 from tests.conftest import Repo
 from tests.helpers import PROJECT
 
@@ -93,6 +94,8 @@ def test_no_internal_jargon_in_user_facing_text() -> None:
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         texts[f"--help {command}"] = proc.stdout
+    for code, (_, _, meaning) in CODES.items():  # what `graph validate` prints
+        texts[f"graph code {code}"] = meaning
     for where, text in texts.items():
         found = re.findall(r"(?i)\bseed\s*0\d\d\b", text)
         assert not found, (where, found)
