@@ -12,7 +12,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from review_agent import __version__
@@ -92,13 +92,23 @@ def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
     m = _UNRECOGNIZED.search(message)
     if m is None:
         return ""
-    known = sorted(_option_strings(parser))
+    known = _option_strings(parser)
     for arg in m.group("args").split():
         if arg.startswith("-"):
-            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=1, cutoff=0.6)
-            if close:
-                return f"; did you mean '{close[0]}'?"
+            meant = closest_option(arg.split("=", 1)[0], known)
+            if meant:
+                return f"; did you mean '{meant}'?"
     return ""
+
+
+def closest_option(flag: str, known: Iterable[str]) -> str | None:
+    """The known option nearest `flag`, compared without their dashes (every option shares
+    `--`, which would make `--bogus` look like `--verbose`)."""
+    import difflib  # ~4 ms of start-up, needed only on a usage error
+
+    names = {k.lstrip("-"): k for k in known}
+    close = difflib.get_close_matches(flag.lstrip("-"), sorted(names), n=1, cutoff=0.6)
+    return names[close[0]] if close else None
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
@@ -369,12 +379,9 @@ def hoist(argv: Sequence[str]) -> list[str]:
 def _mistyped_option(flag: str) -> None:
     """An unknown option before the command that is close to one: say which one was meant
     (argparse would take its value for the command's name)."""
-    import difflib  # ~4 ms of start-up, needed only on a usage error
-
-    close = difflib.get_close_matches(flag, sorted(_FLAGS | {"--help", "--version"}), n=1,
-                                      cutoff=0.6)
+    close = closest_option(flag, _FLAGS | {"--help", "--version"})
     if close:
-        raise ReviewAgentError(f"unrecognized arguments: {flag}; did you mean '{close[0]}'?")
+        raise ReviewAgentError(f"unrecognized arguments: {flag}; did you mean '{close}'?")
 
 
 def command_of(argv: Sequence[str]) -> str | None:

@@ -223,8 +223,9 @@ def test_run_gets_its_artifact_and_critique_from_the_model(repo_with_commit: Rep
     assert out["specialist_artifact"]["summary"] == art["summary"]
     assert out["specialist_artifact"]["content"] == art["content"]
     assert len(srv.requests) >= 2  # the specialist and the process reviewer
-    assert "negative numbers" in srv.requests[0].user
-    assert "def add(a, b)" in srv.requests[0].user  # the --context file went along
+    # the classifier may ask first (the request alone); the specialist gets the context too
+    specialist = next(r for r in srv.requests if "def add(a, b)" in r.user)
+    assert "negative numbers" in specialist.user
 
 
 def test_new_file_larger_than_the_budget_is_reviewed_in_windows(repo_with_commit: Repo) -> None:
@@ -287,4 +288,6 @@ def test_run_never_sends_a_secret_typed_into_the_task_or_brief(repo_with_commit:
     assert "Document add()" in sent and "[REDACTED:aws-access-key-id:" in sent
     assert aws not in sent and password not in sent
     # the staged sources go once, rendered in "context", not again as JSON
-    assert all(r.user.count("def add(a, b)") == 1 for r in srv.requests)
+    # (the classifier's question is the request alone)
+    assert all(r.user.count("def add(a, b)") <= 1 for r in srv.requests)
+    assert any(r.user.count("def add(a, b)") == 1 for r in srv.requests)

@@ -480,10 +480,13 @@ def test_not_a_git_repository(tmp_path: Path) -> None:
     bare = tmp_path / "bare.git"
     Repo(tmp_path).git("init", "-q", "--bare", str(bare))
 
-    for where in (plain, bare, tmp_path / "missing"):
+    for where in (plain, tmp_path / "missing"):
         with pytest.raises(NotAGitRepository) as info:
             git.toplevel(where)
         assert str(info.value) == f"not a git repository: {where}"
+    with pytest.raises(NotAGitRepository) as info:  # a bare one says why it is not enough
+        git.toplevel(bare)
+    assert str(info.value).startswith(f"bare repository: no work tree: {bare}")
 
 
 def test_not_a_git_repository_keeps_an_unusual_reason(repo_with_commit: Repo) -> None:
