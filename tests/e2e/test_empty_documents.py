@@ -50,6 +50,7 @@ def _cases(repo: Repo) -> dict[str, tuple[list[str], dict[str, str]]]:
         "hook, SKIP=review-agent": (["hook"], {"SKIP": "review-agent"}),
         "review --base HEAD (empty range)": (["review", "--base", "HEAD"], {}),
         "hook, named files that do not exist": (["hook", "gone.py"], {}),
+        "ci, an empty range": (["ci", "--base", "HEAD"], {}),
     }
 
 
@@ -65,10 +66,9 @@ def test_every_outcome_writes_the_document_to_stdout(repo_with_commit: Repo, fmt
 
 
 @pytest.mark.parametrize("fmt", ("sarif", "json", "gitlab", "text"))
-def test_every_outcome_writes_the_output_file(repo_with_commit: Repo, fmt: str,
-                                              tmp_path: Path) -> None:
+def test_every_outcome_writes_the_output_file(repo_with_commit: Repo, fmt: str) -> None:
     for i, (name, (args, env)) in enumerate(_cases(repo_with_commit).items()):
-        out = tmp_path / f"report-{i}.{fmt}"
+        out = repo_with_commit.path / f"report-{i}.{fmt}"  # ci writes only under it
         res = run_cli(repo_with_commit.path, *args, "--format", fmt, "--output", str(out),
                       env=env)
         assert res.returncode == 0, (name, res.stderr)
@@ -78,6 +78,19 @@ def test_every_outcome_writes_the_output_file(repo_with_commit: Repo, fmt: str,
         else:
             check_document(fmt, out.read_text())
         assert f"report in {out}" in res.stdout, name
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_secrets_with_nothing_staged_writes_the_document(repo_with_commit: Repo,
+                                                         fmt: str) -> None:
+    res = run_cli(repo_with_commit.path, "secrets", "--staged", "--format", fmt)
+    assert res.returncode == 0, res.stderr
+    if fmt == "github":  # the summary line of a secret scan
+        assert "0 findings" in res.stdout and "::" not in res.stdout
+    elif fmt == "markdown":
+        assert "No findings." in res.stdout
+    else:
+        check_document(fmt, res.stdout)
 
 
 def test_whole_file_review_of_an_empty_repository(git_repo: Repo) -> None:
