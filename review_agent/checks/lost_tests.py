@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from review_agent.checks.base import FileInfo
+from review_agent.text.paths import tested_stem
 
 # Python `def test_x(`, JS/TS `it('x'` / `test.skip('x'` / `it.each`...`('x'`, Go `func TestX(`
 _MODS = (r"(?:\s*\.\s*(?:skip|only|concurrent|failing|sequential|serial|todo|fails|skipIf\([^)]*\)"
@@ -135,8 +136,7 @@ def _deleted_stems(infos: Iterable[FileInfo]) -> set[str]:
 
 
 def _test_stem(path: str) -> str:
-    stem = posixpath.splitext(posixpath.basename(path))[0]
-    return _norm(re.sub(r"^test_|_test$|\.(test|spec)$|Tests?$", "", stem))
+    return _norm(tested_stem(path))
 
 
 def _retired(t: TestDef, gone: set[str], gone_norm: set[str], stems: set[str]) -> bool:

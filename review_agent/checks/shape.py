@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from review_agent.checks.base import FileInfo, Rule, finding, first_line
@@ -12,7 +11,13 @@ from review_agent.checks.locks import upgrade_only
 from review_agent.checks.lost_tests import lost_tests, test_defs
 from review_agent.checks.neutral import new_behaviour
 from review_agent.records import FileChange, Finding
-from review_agent.text.paths import DOCS, LOCK_MANIFESTS, SOURCE, is_test_file_name
+from review_agent.text.paths import (
+    DOCS,
+    LOCK_MANIFESTS,
+    SOURCE,
+    is_test_file_name,
+    tested_stem,
+)
 
 TESTS_DELETED = Rule("tests-deleted", "warning",
                      "tests deleted: the behaviour they guarded is no longer checked; make sure "
@@ -108,8 +113,7 @@ PARSED_TESTS = frozenset({"python", "javascript", "typescript", "go"})
 
 def _retired_file(path: str, infos: Sequence[FileInfo]) -> bool:
     """A test file deleted with the source file it is named after."""
-    stem = posixpath.splitext(posixpath.basename(path))[0]
-    stem = re.sub(r"^test_|_test$|\.(test|spec)$", "", stem)
+    stem = tested_stem(path)
     return any(i.change.status == "D" and not i.is_test
                and posixpath.splitext(posixpath.basename(i.change.path))[0] == stem
                for i in infos)

@@ -161,6 +161,18 @@ def is_fixture_path(path: str) -> bool:
             or name.endswith(_DOC_SUFFIXES) or bool(_SAMPLE_NAME.fullmatch(name)))
 
 
+# what a test file's name adds to the name of what it tests, by the conventions above
+_TEST_AFFIX = re.compile(r"^test_|_(?:unit)?tests?$|_spec$|\.(?:test|spec)$"
+                         r"|(?<=[a-z0-9])(?:Tests?|IT|TestCase|Spec|Suite)$")
+
+
+def tested_stem(path: str) -> str:
+    """The base name of what a test file tests: `encryptor` for `encryptor_spec.rb`,
+    `Parser` for `ParserTest.java`, `app` for `test_app.py` or `app.test.ts`."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    return _TEST_AFFIX.sub("", stem) or stem
+
+
 def is_test_file_name(path: str) -> bool:
     """Named like a test file (test_x.py, x_test.go, x.spec.ts), wherever it lives."""
     return bool(_TEST_FILE.match(parts(path)[-1])) and not path.endswith("conftest.py")

@@ -132,6 +132,32 @@ def test_tests_removed_with_a_removed_feature_are_info(git_repo: Repo) -> None:
     assert "only removes source code" in deleted[0]["message"]
 
 
+RUBY_SPEC = ("RSpec.describe Encryptor do\n  it 'round-trips' do\n"
+             "    expect(Encryptor.decrypt(Encryptor.encrypt('x'))).to eq('x')\n  end\nend\n")
+JAVA_TEST = ("class ParserTest {\n  @Test\n  void parses() {\n"
+             "    assertEquals(2, new Parser().parse(\"a,b\").size());\n  }\n}\n")
+
+
+@pytest.mark.parametrize(("source", "test", "body"), [
+    ("lib/rack/encryptor.rb", "spec/lib/rack/encryptor_spec.rb", RUBY_SPEC),
+    ("src/main/java/org/x/Parser.java", "src/test/java/org/x/ParserTest.java", JAVA_TEST),
+])
+def test_a_test_file_deleted_with_the_source_it_is_named_after_is_retired(
+        git_repo: Repo, source: str, test: str, body: str) -> None:
+    git_repo.commit("feature", {source: "code\n", test: body, "lib/base.rb": "a = 1\n"})
+    git_repo.git("rm", "-q", source, test)
+    git_repo.stage({"lib/base.rb": "a = 1\nb = 2\n"})  # the change adds code elsewhere
+    assert of(findings(git_repo), "tests-deleted") == []
+
+
+def test_a_spec_deleted_while_its_source_stays_is_deleted(git_repo: Repo) -> None:
+    git_repo.commit("feature", {"lib/rack/encryptor.rb": "code\n",
+                                "spec/lib/rack/encryptor_spec.rb": RUBY_SPEC})
+    git_repo.git("rm", "-q", "spec/lib/rack/encryptor_spec.rb")
+    git_repo.stage({"lib/rack/encryptor.rb": "code\nmore\n"})
+    assert [f["severity"] for f in of(findings(git_repo), "tests-deleted")] == ["warning"]
+
+
 def test_a_test_whose_subject_new_tests_exercise_is_not_deleted(git_repo: Repo) -> None:
     old = ("import test from 'ava';\nimport ky from '../source/index.js';\n\n"
            "test('throwHttpErrors is kept in the options hooks see', async t => {\n"
