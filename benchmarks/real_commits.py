@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from review_agent.config.options import Options
+from review_agent.errors import GitError
 from review_agent.records import FileChange, Finding
 from review_agent.review.pipeline import review_change
 from review_agent.vcs import git
@@ -68,7 +69,11 @@ def review_repo(root: Path, n: int) -> tuple[list[dict[str, Any]], int, list[flo
     times: list[float] = []
     options = Options(model="builtin", cache=False)
     for sha, parent, subject in commits(root, n):
-        change = git.range_change(root, parent, sha)
+        try:
+            change = git.range_change(root, parent, sha)
+        except GitError as exc:  # a partial snapshot lacks a blob: that commit is left out
+            print(f"{root.name}: {sha[:10]} skipped ({exc})", file=sys.stderr)
+            continue
         added += sum(fc.added for fc in change.files if not fc.binary)
         started = time.perf_counter()
         report = review_change(root, change, options, trigger="review_pipeline")
