@@ -15,6 +15,7 @@ from review_agent.findings import finding_disabled, merge
 from review_agent.models.progress import activity
 from review_agent.records import Change, Finding, Report
 from review_agent.review.pipeline import with_new_blobs
+from review_agent.secrets.parallel import scan_paths_on_cores
 from review_agent.vcs import git
 from review_agent.vcs.walk import walk_files
 
@@ -37,8 +38,8 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
         raise ReviewAgentError(f"no such file or directory: {missing[0]}")
 
     files = list(walk_files(paths))
-    hits = secrets.scan_paths(files, allow=options.secrets_allow,
-                              allow_paths=options.secrets_allow_paths)
+    hits = scan_paths_on_cores(files, allow=options.secrets_allow,
+                               allow_paths=options.secrets_allow_paths)
     return _report(hits, len(files), options, started)
 
 

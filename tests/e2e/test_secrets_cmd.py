@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import Repo
 from tests.helpers import run_cli
@@ -70,3 +77,44 @@ def test_sarif_output_masks_the_value(tmp_path: Path) -> None:
     text = (tmp_path / "out.sarif").read_text()
     assert KEY not in text and json.loads(text)["runs"][0]["results"][0]["ruleId"] == \
         "secret/aws-access-key-id"
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(c) for c in text.split()]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc for the workers")
+def test_ctrl_c_stops_a_scan_on_every_core_in_one_line(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group: one line, exit 130, no worker left behind."""
+    body = "".join(f"setting_{i} = 'value {i} of the configuration'\n" for i in range(4000))
+    for i in range(120):  # about 19 MB: far past the pool's threshold, seconds of work
+        (tmp_path / f"m{i}.py").write_text(body)
+    proc = subprocess.Popen([sys.executable, "-m", "review_agent", "secrets", "."], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        for _ in range(600):  # until the pool's workers exist (the scan is under way)
+            if len(_children(proc.pid)) >= 2 or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the scan ended before its workers were seen"
+        workers = _children(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err == "review-agent: interrupted\n"
+    assert out == ""
+    for _ in range(100):  # the workers are gone too (reaped by the pool, not orphaned)
+        if not any(Path(f"/proc/{w}").exists() for w in workers):
+            break
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{w}").exists() for w in workers)
