@@ -63,5 +63,5 @@ def scan_binary(data: bytes, path: str, *, allow: Sequence[str] = (),
     text, lines = printable_runs(data)
     if not text:
         return []
-    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths)
+    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, binary=True)
     return [h._replace(line=lines[h.line - 1], end_line=lines[h.end_line - 1]) for h in hits]

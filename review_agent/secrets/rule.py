@@ -9,6 +9,10 @@ from typing import NamedTuple
 # Token boundaries: a secret never continues an identifier on either side.
 B = r"(?<![A-Za-z0-9_\-])"
 E = r"(?![A-Za-z0-9_\-])"
+# A binary's printable run ends where its bytes stop being printable, and the bytes after a
+# string (a checksum, a length) are printable often enough: there a token of a provider's
+# format may be followed by a few such characters (fewer than 8) before the run ends.
+E_RUN = r"(?![A-Za-z0-9_\-]{8})"
 # Separators between a name and its value: = : := => (quoted keys in JSON/YAML too).
 SEP = r"""["']?\s*(?::=|=>|[:=])\s*[\"'`]?"""
 
@@ -48,6 +52,11 @@ def pre(id: str, desc: str, keywords: tuple[str, ...], pattern: str,
         entropy: float | None = None) -> Rule:
     """A provider secret with a documented literal prefix; every match holds a keyword."""
     return Rule(id, desc, keywords, rf"{B}({pattern}){E}", entropy=entropy)
+
+
+def in_run(pattern: str) -> str:
+    """The pattern of a provider's prefixed token as it is searched in a binary's runs."""
+    return pattern[:-len(E)] + E_RUN if pattern.endswith(E) else pattern
 
 
 @cache

@@ -18,7 +18,7 @@ from review_agent.secrets.candidate import Candidate
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.secrets.recall import recall_spans
-from review_agent.secrets.rule import Rule, compiled
+from review_agent.secrets.rule import Rule, compiled, in_run
 from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
 from review_agent.secrets.window import LineCursor, line_around, previous_line
 
@@ -39,7 +39,8 @@ PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
 
 def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
               allow_paths: Sequence[str] = (), recall: bool = False,
-              first_line: int = 1, state: str | Callable[[], str] = "") -> list[SecretHit]:
+              first_line: int = 1, state: str | Callable[[], str] = "", binary: bool = False
+              ) -> list[SecretHit]:
     """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs.
 
     `recall=True` adds the redaction-only tier (credential-like names in every syntax,
@@ -47,19 +48,22 @@ def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
     it is never reported. `first_line` numbers the lines of a piece of a file as the file
     does (hits, and a .gitleaksignore entry, name the file's lines); `state` is the lexer
     state at its first line (inside a docstring or block comment), or what gives it when
-    a candidate needs it (`lexical.state_before`).
+    a candidate needs it (`lexical.state_before`). `binary`: the text is a binary's printable
+    runs, one per line (`binary.printable_runs`).
     """
     if not text:
         return []
-    hits = _hits(text, path, _all_candidates(text, path, recall, True, state), allow,
+    hits = _hits(text, path, _all_candidates(text, path, recall, True, state, binary), allow,
                  allow_paths, first_line)
     hits = gitleaks_config.apply(text, path, hits, first_line=first_line)  # .gitleaks.toml
     return levels.by_path(hits, path)
 
 
 def _all_candidates(text: str, path: str, recall: bool, derive: bool,
-                    state: str | Callable[[], str] = "") -> list[Candidate]:
-    cands = levels.by_place(text, path, _dedupe(_candidates(text, path, recall)), state)
+                    state: str | Callable[[], str] = "", binary: bool = False
+                    ) -> list[Candidate]:
+    cands = levels.by_place(text, path, _dedupe(_candidates(text, path, recall, binary)),
+                            state)
     if recall:
         cands = _with_recall(text, path, cands, derive)
     if "[REDACTED:" in text:
@@ -117,7 +121,8 @@ def _outside_placeholders(text: str, cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _candidates(text: str, path: str, recall: bool = False) -> list[Candidate]:
+def _candidates(text: str, path: str, recall: bool = False, binary: bool = False
+                ) -> list[Candidate]:
     code, lock = F.is_code_path(path), F.is_lock_path(path)
     out: list[Candidate] = []
     for rule, spans in _keyword_spans(text).items():
@@ -130,7 +135,8 @@ def _candidates(text: str, path: str, recall: bool = False) -> list[Candidate]:
         if rule.kind == "block":
             out.extend(_blocks(text, rule, spans))
             continue
-        rx = compiled(rule.pattern)
+        prefixed = rule.kind == "token" and not rule.context
+        rx = compiled(in_run(rule.pattern) if binary and prefixed else rule.pattern)
         for s, e in spans:
             for m in rx.finditer(text, s, e):
                 c = _judge(text, m, rule, code, recall)

@@ -193,3 +193,29 @@ def test_a_docstring_opened_far_above_an_added_line_is_known(repo_with_commit: R
     findings = json.loads(res.stdout)["findings"]
     assert [(f["severity"], f["line"]) for f in findings] == [("info", 85)]
     assert value not in res.stdout
+
+
+@pytest.mark.parametrize("after", [b"K", b"Kr", b"6*", b"On", b"a1b2c3d"])
+@pytest.mark.parametrize("form", ["ghp_{N36}", "AKIA{Z16}", "glpat-{W20}"])
+def test_a_token_a_binary_field_runs_into_is_found(tmp_path: object, form: str, after: bytes
+                                                   ) -> None:
+    """A string field in a binary is followed by bytes that may be printable (a PNG chunk's
+    checksum, a length): the printable run goes on past the token's end for a few bytes."""
+    from pathlib import Path
+
+    token = fill(form, random.Random(form + after.decode()))
+    blob = b"\x89PNG\r\n\x1a\n\0\0\0\x10tEXtComment\0deploy " + token.encode() + after + b"\xcc\xf6"
+    (Path(str(tmp_path)) / "logo.png").write_bytes(blob)
+    found = [h for h in scan_paths([str(tmp_path)]) if h.reportable]
+    assert [h.value[:len(token)] for h in found] == [token]
+
+
+def test_a_prefix_inside_a_long_printable_run_is_not_a_token(tmp_path: object) -> None:
+    from pathlib import Path
+
+    rnd = random.Random(77)
+    body = "".join(rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+                   for _ in range(52))
+    blob = b"\0\x01\x02 ghp_" + body.encode() + b"\0\x03"  # 52 characters: no GitHub token
+    (Path(str(tmp_path)) / "data.bin").write_bytes(blob)
+    assert not [h for h in scan_paths([str(tmp_path)]) if h.reportable]
