@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from functools import partial
 
 from review_agent.secrets.hit import SecretHit
@@ -42,11 +43,19 @@ def scan_paths_on_cores(paths: Sequence[str], *, allow: Sequence[str] = (),
         return scan_paths(paths, allow=allow, allow_paths=allow_paths)
     chunks = [paths[i:i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
     scan = partial(_scan_chunk, allow=tuple(allow), allow_paths=tuple(allow_paths))
+    # A worker is born with Ctrl-C and SIGTERM held back until it has set its own handlers
+    # (a signal between the fork and the initializer would otherwise kill it with a
+    # traceback, and the pool would fork another); the parent gets them once the pool is
+    # in its `with`, which stops the workers on the way out.
+    held = _hold(_STOPS)
     try:
-        pool = _context().Pool(min(jobs, len(chunks)), initializer=_quiet_worker)
+        pool = _context().Pool(min(jobs, len(chunks)), initializer=_quiet_worker,
+                               initargs=(held,))
     except OSError:  # no processes left, no /dev/shm: the same scan, serially
+        _release(held)
         return scan_paths(paths, allow=allow, allow_paths=allow_paths)
     with pool:
+        _release(held)
         return [hit for found in pool.imap(scan, chunks) for hit in found]
 
 
@@ -55,11 +64,27 @@ def _scan_chunk(paths: Sequence[str], *, allow: tuple[str, ...], allow_paths: tu
     return scan_paths(paths, allow=allow, allow_paths=allow_paths)
 
 
-def _quiet_worker() -> None:
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold(signals: set[signal.Signals]) -> AbstractSet[int] | None:
+    """Block `signals`; the mask before, or None where masks do not exist."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+
+
+def _release(before: AbstractSet[int] | None) -> None:
+    if before is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _quiet_worker(before: AbstractSet[int] | None) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the pool and says so once,
     # a worker leaves without a traceback; the pool's SIGTERM ends a worker at once
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _release(before)
 
 
 def _context() -> multiprocessing.context.BaseContext:
