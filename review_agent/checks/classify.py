@@ -16,7 +16,7 @@ from review_agent.text.paths import (
     is_lock_file,
     is_minified_name,
     is_script_path,
-    is_test_path,
+    is_test_code,
     is_vendored,
     language_of,
     matches_any,
@@ -55,7 +55,7 @@ def file_info(fc: FileChange, options: CheckSettings,
     script = is_script_path(path) or _has_shebang(fc, blob)
     language = language_of(path)
     source = Source(fc, blob) if language == "python" else None
-    return FileInfo(fc, language, is_test_path(path), script, skipped, source=source,
+    return FileInfo(fc, language, is_test_code(path), script, skipped, source=source,
                     new_lines=new_lines(fc, blobs))
 
 
@@ -82,5 +82,5 @@ def _oversized_info(fc: FileChange, options: CheckSettings, blob: bytes | None) 
     skipped = _skipped(path, options, "\n".join(t for no, t in head if no <= 5), minified)
     script = is_script_path(path) or (blob.startswith(b"#!") if blob is not None else
                                       any(no == 1 and t.startswith("#!") for no, t in head))
-    return FileInfo(fc, language_of(path), is_test_path(path), script, skipped,
+    return FileInfo(fc, language_of(path), is_test_code(path), script, skipped,
                     streamed=streamed, blob=blob)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+from collections.abc import Sequence
 
 LANGUAGES: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",
@@ -98,6 +99,9 @@ _TEST_PROJECT = re.compile(r".+\.(?:[A-Z][a-z]+)?Tests?|.+[-_]tests|[A-Z]\w*[a-z
 _SAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample", "demo",
                           "demos", "docs", "doc", "documentation", "benches", "bench",
                           "benchmarks", "benchmark", "certs", "stubs", "storybook"})
+# Data and text, never a test by its name alone.
+_DATA_SUFFIXES = (".yml", ".yaml", ".json", ".toml", ".ini", ".cfg", ".conf", ".xml", ".csv",
+                  ".txt", ".md", ".rst", ".adoc", ".html", ".properties", ".lock")
 _DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".txt.example")
 _SAMPLE_NAME = re.compile(r"(?i).*[._-](?:example|sample|dist|template|tmpl)(?:\.\w+)?$"
                           r"|.*\.stories\.\w+$")
@@ -139,15 +143,30 @@ def is_test_path(path: str) -> bool:
     spec/), in a test source set (src/test/, src/integrationTest/) or a .NET test project
     (Foo.Tests/)."""
     segs = parts(path)
-    if _TEST_FILE.match(segs[-1]):
-        return True
-    dirs = segs[:-1]
+    return bool(_TEST_FILE.match(segs[-1])) or _in_test_dir(segs[:-1])
+
+
+def _in_test_dir(dirs: Sequence[str]) -> bool:
     for i, s in enumerate(dirs):
         if s.lower() in _TEST_DIRS or _TEST_PROJECT.fullmatch(s):
             return True
         if i and dirs[i - 1] == "src" and _TEST_SOURCE_SET.fullmatch(s):
             return True
     return False
+
+
+def is_test_code(path: str) -> bool:
+    """A test as the review rules read one: a test path (`is_test_path`) but for what a
+    build ships (a Maven/Gradle production source set, `src/main/`, where documentation
+    samples are named `FooTests.java`) and for data merely named like a test outside any
+    tests directory (a changelog fragment `timedout_test.yml`): a test is code."""
+    segs = parts(path)
+    dirs = segs[:-1]
+    if any(a == "src" and b == "main" for a, b in zip(dirs, dirs[1:], strict=False)):
+        return False
+    if _in_test_dir(dirs):
+        return True
+    return bool(_TEST_FILE.match(segs[-1])) and not segs[-1].lower().endswith(_DATA_SUFFIXES)
 
 
 def is_fixture_path(path: str) -> bool:

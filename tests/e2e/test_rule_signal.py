@@ -359,3 +359,28 @@ def test_pre_commit_all_files_says_present(repo_with_commit: Repo, hook_repo_cop
     assert proc.returncode == 0, out
     assert "src/lib.py:2: warning [debug-print] print() in the code" in out
     assert "left in added code" not in out and "being committed" not in out
+
+
+JAVA_TEST = ("package org.acme;\n\nimport org.junit.jupiter.api.Test;\n\n"
+             "class GreetingTests {\n\n    @Test\n    void greets() {\n"
+             "        assert new Greeting().greet().equals(\"hi\");\n    }\n}\n")
+JAVA_SOURCE = ("package org.acme;\n\nclass Greeting {\n    String greet() {\n"
+               "        return \"hi\";\n    }\n}\n")
+
+
+@pytest.mark.parametrize(("deleted", "kept"), [
+    ("src/main/java/org/acme/docs/GreetingTests.java", False),  # a documentation sample
+    ("changelogs/fragments/greeting_test.yml", False),  # data named like a test
+    ("src/test/java/org/acme/GreetingTests.java", True),  # the test source set
+    ("tests/fixtures/greeting_test.yml", True),  # data in a tests directory
+])
+def test_what_a_build_ships_or_data_named_like_a_test_is_no_deleted_test(
+        git_repo: Repo, deleted: str, kept: bool) -> None:
+    body = JAVA_TEST if deleted.endswith(".java") else "greeting: hi\n"
+    git_repo.commit("base", {"src/main/java/org/acme/Greeting.java": JAVA_SOURCE,
+                             deleted: body})
+    git_repo.git("rm", "-q", deleted)
+    git_repo.stage({"src/main/java/org/acme/Greeting.java":
+                    JAVA_SOURCE.replace('"hi"', '"hello"')})
+    found = [f["path"] for f in of(findings(git_repo), "tests-deleted")]
+    assert found == ([deleted] if kept else [])
