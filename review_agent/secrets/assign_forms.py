@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from review_agent.secrets import names
-from review_agent.secrets.filters import NON_SECRET_WORDS
+from review_agent.secrets.filters import NON_SECRET_WORDS, random_besides_markers
 from review_agent.secrets.plausible import TEMPLATE, plausible
 from review_agent.secrets.window import line_around
 
@@ -51,7 +51,8 @@ def whole_text(text: str, low: str) -> list[Span]:
     if "://" in text:
         for um in URL_PASSWORD.finditer(text):
             value = um.group(1)
-            if value and not TEMPLATE.match(value) and value.lower() not in NON_SECRET_WORDS:
+            template = TEMPLATE.match(value) and not random_besides_markers(value)
+            if value and not template and value.lower() not in NON_SECRET_WORDS:
                 out.append(Span((um.span(1),), "url-password"))
     if "identified" in low:
         for im in IDENTIFIED_BY.finditer(text):

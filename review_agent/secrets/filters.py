@@ -127,6 +127,18 @@ def is_placeholder(value: str) -> bool:
     return len(set(value)) <= 2
 
 
+def random_besides_markers(value: str) -> bool:
+    """A value holding a placeholder word that is still random without it (`g0^tiXXXXH6egt`:
+    a generated password that happens to hold `xxxx`): recall redacts it; a template's
+    remainder is a prefix or words (`sk_live_xxxx`, `your_key_here`)."""
+    rest = value
+    for word in PLACEHOLDER_WORDS:
+        rest = re.sub(re.escape(word), "", rest, flags=re.I)
+    return (len(rest) >= 10 and any(c.isupper() for c in rest)
+            and any(c.islower() for c in rest) and any(c.isdigit() for c in rest)
+            and entropy(rest) >= 0.85 * math.log2(len(rest)))
+
+
 def is_code_path(path: str) -> bool:
     dot = path.rfind(".")
     return dot > path.rfind("/") and path[dot:].lower() in CODE_SUFFIXES
@@ -154,8 +166,10 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     """
     if not quoted:
         value = value.rstrip(")]};:,")
-    if len(value) < 4 or is_placeholder(value) or ENV_LOOKUP.match(value):
+    if len(value) < 4 or ENV_LOOKUP.match(value):
         return False, ""
+    if is_placeholder(value):  # redacted, never reported, if random besides its marker
+        return random_besides_markers(value), ""
     if FILE_NAME.fullmatch(value):  # `ssl_key: certs/server.key`, a Makefile target's input
         return False, ""
     low = value.lower()

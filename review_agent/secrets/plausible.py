@@ -17,6 +17,7 @@ from review_agent.secrets.filters import (
     entropy,
     is_wordy,
     looks_random,
+    random_besides_markers,
 )
 
 TEMPLATE = re.compile(
@@ -37,7 +38,7 @@ def plausible(value: str, level: int, quoted: bool, code: bool) -> bool:
     if len(v) < 4 or (level < 2 and (len(v) < 6 or " " in v)):
         return False  # (a weak name's value with a space fails below too: cheaper first)
     low = v.lower()
-    if low in NON_SECRET_WORDS or TEMPLATE.match(v):
+    if low in NON_SECRET_WORDS or TEMPLATE.match(v) and not random_besides_markers(v):
         return False
     if v.isdigit() and len(v) < 6:
         return False
