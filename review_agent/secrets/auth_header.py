@@ -18,7 +18,9 @@ from review_agent.secrets.shapes import is_words
 HEADER = re.compile(
     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"(?:([A-Za-z][\w\-]{0,30})[ \t]+)?([^\s\"'`,;(){}\[\]<>]{6,512})")
-NOT_VALUE = ("$", "%", "{", "<", "#{", "@")
+# A template, not a value: a variable, a placeholder, or a format directive (`%s`, `%(token)s`,
+# `%TOKEN%`); a `%` before random characters (`%k52jTINc…`) is part of a value.
+NOT_VALUE = re.compile(r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|\w+%)")
 USER_FLAG = re.compile(
     r"(?<![\w\-])(?:-u|--user|-a|--auth|--basic-auth|--creds?|--credentials)(?:[ \t]*|=)"
     r"[\"']?[^\s:\"'$/]{1,64}:([^\s\"'`]{4,200})")
@@ -30,7 +32,7 @@ def user_flag_spans(text: str, low: str) -> list[tuple[int, int]]:
     if not any(w in low for w in FLAG_WORDS):
         return []
     return [m.span(1) for m in USER_FLAG.finditer(text)
-            if not (m.group(1).startswith(NOT_VALUE) or _word(m.group(1)))]
+            if not (NOT_VALUE.match(m.group(1)) or _word(m.group(1)))]
 
 
 def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
@@ -44,7 +46,7 @@ def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
         if m:
             value = m.group(2)
             call = text.startswith("(", m.end(2))  # `getAuthHeader(user)`: code
-            if not (value.startswith(NOT_VALUE) or call or _word(value)):
+            if not (NOT_VALUE.match(value) or call or _word(value)):
                 out.append(m.span(2))
         pos = low.find("authorization", pos + 13)
     return out
