@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import re2  # type: ignore[import-untyped]
 
 from review_agent.secrets.cli import CLI
 from review_agent.secrets.generic import GENERIC
@@ -31,7 +32,7 @@ GENERIC_KINDS = frozenset({"assign", "url", "entropy"})
 
 
 class KeywordIndex(NamedTuple):
-    regex: re.Pattern[str]  # a trie of the keywords that hold no other keyword
+    dfa: Any  # RE2: a trie of the keywords that hold no other keyword (None: no keyword)
     holders: dict[str, tuple[tuple[int, str], ...]]  # such a keyword -> (its offset, a
     # keyword found where it is found: itself at 0 first, then the longer ones holding it)
     rules: dict[str, tuple[Rule, ...]]  # keyword -> the rules it wakes
@@ -39,23 +40,37 @@ class KeywordIndex(NamedTuple):
     def hits(self, low: str) -> Iterator[tuple[int, str]]:
         """(start, keyword) of every keyword in the lowercased text, in order.
 
-        One C-level pass of the trie; after each match the search resumes one character
-        later, so keywords that overlap (not one inside another) are all found.
+        One pass of RE2's automaton over the text's UTF-8; after each match the search
+        resumes one character later, so keywords that overlap (not one inside another)
+        are all found. `re` tries the trie at every character: 0.25 s over the 3.5 MB
+        added to a 2,000-file change, where RE2 takes 0.03 s. The bytes are searched (RE2
+        given `str` encodes all of it again at every call); keywords are ASCII, so a
+        match starts on a character boundary, and the characters before it are counted
+        as the search moves on.
         """
-        search, holders = self.regex.search, self.holders
-        m = search(low)
+        if self.dfa is None:
+            return
+        data = low.encode("utf-8", "surrogatepass")
+        ascii_only = len(data) == len(low)
+        search, holders = self.dfa.search, self.holders
+        chars = last = 0  # the character offset of byte `last`
+        m = search(data)
         while m is not None:
-            a = m.start()
-            for off, kw in holders[m.group()]:
-                if not off and len(kw) == m.end() - a or (
-                        a >= off and low.startswith(kw, a - off)):
+            b = m.start()
+            if not ascii_only:
+                chars += len(data[last:b].decode("utf-8", "surrogatepass"))
+                last = b
+            a = b if ascii_only else chars
+            for off, kw in holders[m.group().decode("ascii")]:
+                if not off and len(kw) == m.end() - b or (
+                        b >= off and data.startswith(kw.encode("ascii"), b - off)):
                     yield a - off, kw
-            m = search(low, a + 1)
+            m = search(data, b + 1)
 
 
 @lru_cache(maxsize=1)
 def keyword_index() -> KeywordIndex:
-    """The prefilter: one trie regex over the lowercased text.
+    """The prefilter: one trie automaton over the lowercased text.
 
     A keyword that holds a shorter keyword is checked wherever the shorter one is found,
     so the trie holds only keywords none of which holds another: at most one of them
@@ -71,7 +86,7 @@ def keyword_index() -> KeywordIndex:
     for kw, (short, pos) in sorted(inside.items()):
         holders[short].append((pos, kw))
     rules = {kw: tuple(rs) for kw, rs in rules_of.items()}
-    return KeywordIndex(re.compile(any_of(roots) if roots else "(?!)"),
+    return KeywordIndex(re2.compile(any_of(roots).encode("ascii")) if roots else None,
                         {kw: tuple(hs) for kw, hs in holders.items()}, rules)
 
 
