@@ -111,7 +111,7 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
         here = _root_or_none()
         options = load_options(args, worktree_reader(here), root=here)
         if here is None and not args.paths and not args.staged and _bare():
-            from review_agent.commands.secrets_cmd import history_report
+            from review_agent.commands.secrets_cmd import history_report  # lazy: per command
 
             report = history_report(Path.cwd(), options)  # no work tree: its history
         else:

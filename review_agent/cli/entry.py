@@ -46,8 +46,7 @@ def _run(argv: list[str]) -> int:
     try:
         prefetched: Prefetch | None = None
         if argv[:1] == ["hook"] and not _skipped():
-            # lazy: the empty hook imports nothing else
-            from review_agent.hook.fast_path import reviews_staged, staged_diff
+            from review_agent.hook.fast_path import reviews_staged, staged_diff  # lazy: empty hook
 
             diff = staged_diff(argv[1:], os.environ)
             if diff == b"":

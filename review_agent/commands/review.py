@@ -141,8 +141,10 @@ def _work_ahead(reads: Prefetch, root: Path, options: Options) -> dict[str, File
     """The work of each staged file (`file_work.analyse_file`) done as git's diff brings
     it, while the hook would wait for the rest, by path: the review takes it where it was
     done for the very file, blob and settings it reviews, and does what is left."""
-    # lazy: see REVIEW_MODULES
-    from review_agent.review.file_work import FileSettings, analyse_file
+    from review_agent.review.file_work import (  # lazy: see REVIEW_MODULES
+        FileSettings,
+        analyse_file,
+    )
 
     settings = FileSettings.of(options)
     done: dict[str, FileWork] = {}
@@ -159,8 +161,11 @@ def _work_ahead(reads: Prefetch, root: Path, options: Options) -> dict[str, File
 
 def _hook_options(args: argparse.Namespace, root: Path) -> Options:
     """The hook's options: a bad file or value is a warning and a default, never a skip."""
-    # lazy: see REVIEW_MODULES
-    from review_agent.config.command_line import apply_args, load_options, worktree_reader
+    from review_agent.config.command_line import (  # lazy: see REVIEW_MODULES
+        apply_args,
+        load_options,
+        worktree_reader,
+    )
     from review_agent.config.options import Options  # lazy: see REVIEW_MODULES
 
     try:
@@ -175,8 +180,11 @@ def _hook_options(args: argparse.Namespace, root: Path) -> Options:
 
 
 def review_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str]) -> int:
-    # lazy: see REVIEW_MODULES
-    from review_agent.config.command_line import cli_updates, load_options, worktree_reader
+    from review_agent.config.command_line import (  # lazy: see REVIEW_MODULES
+        cli_updates,
+        load_options,
+        worktree_reader,
+    )
     from review_agent.review.range_options import range_options  # lazy: see REVIEW_MODULES
 
     prompt_files = None
@@ -225,7 +233,7 @@ def _review_whole(root: Path, paths: Sequence[str], options: Options,
                                "not with --staged, --base or --head")
     if paths and args.all_files:
         raise ReviewAgentError("give PATHS or --all-files, not both")
-    from review_agent.models.progress import activity, files
+    from review_agent.models.progress import activity, files  # lazy: see REVIEW_MODULES
 
     names = (whole_files.expand(root, Path.cwd(), paths) if paths
              else git.list_files(root, []))
@@ -242,7 +250,7 @@ def _nothing(args: argparse.Namespace, stream: TextIO, message: str, trigger: st
              model: str = "builtin", *, say: bool = True) -> None:
     """Nothing reviewed: the message (unless another line said it: `say`), and the format's
     empty document (`| jq` still reads)."""
-    from review_agent.commands.output import emit_nothing
+    from review_agent.commands.output import emit_nothing  # lazy: see REVIEW_MODULES
 
     emit_nothing(message, fmt=args.fmt or "text", output=args.output, stream=stream,
                  color=args.color, quiet=args.quiet or not say, trigger=trigger,
@@ -252,8 +260,11 @@ def _nothing(args: argparse.Namespace, stream: TextIO, message: str, trigger: st
 def _review_outside(paths: Sequence[str], args: argparse.Namespace, stream: TextIO) -> int:
     """`review PATH...` outside any git repository: the files whole, as ruff would; the
     configuration from the current directory."""
-    from review_agent.config.command_line import load_options, worktree_reader
-    from review_agent.vcs import whole_files
+    from review_agent.config.command_line import (  # lazy: see REVIEW_MODULES
+        load_options,
+        worktree_reader,
+    )
+    from review_agent.vcs import whole_files  # lazy: see REVIEW_MODULES
 
     if getattr(args, "config_from", None) is not None:
         raise ReviewAgentError("--config-from goes with --base")
@@ -340,13 +351,13 @@ def _commit_change(root: Path, files: Sequence[str], reads: Prefetch) -> HookCha
 
 def _split_part(named: Sequence[str], candidates: Sequence[str]) -> Part | None:
     """The part of pre-commit's split file list these names are (None: not a split)."""
-    from review_agent.commands.split_run import part_of
+    from review_agent.commands.split_run import part_of  # lazy: see REVIEW_MODULES
 
     return part_of(named, candidates, os.getppid(), _state_dir())
 
 
 def _state_dir() -> Path | None:
-    from review_agent.cache import cache_dir
+    from review_agent.cache import cache_dir  # lazy: see REVIEW_MODULES
 
     return cache_dir()
 
@@ -432,9 +443,16 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     reported secret stops; `blobs` marks files reviewed whole; `ahead` and `reads` are the
     hook's work done ahead and its reads (see `review_change`)."""
     # lazy, the three: see REVIEW_MODULES
-    from review_agent.commands.output import emit, exit_code, shows_excerpts
-    from review_agent.review.gate import gates
-    from review_agent.review.pipeline import review_change, review_incomplete
+    from review_agent.commands.output import (  # lazy: see REVIEW_MODULES
+        emit,
+        exit_code,
+        shows_excerpts,
+    )
+    from review_agent.review.gate import gates  # lazy: see REVIEW_MODULES
+    from review_agent.review.pipeline import (  # lazy: see REVIEW_MODULES
+        review_change,
+        review_incomplete,
+    )
 
     options = options._replace(excerpts=shows_excerpts(args.fmt or "text", trigger))
 
@@ -456,7 +474,7 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
         report = report._replace(final_output={**report.final_output,
                                                "reviewed_whole": len(change.files)})
     if part is not None:
-        from review_agent.commands import split_run
+        from review_agent.commands import split_run  # lazy: see REVIEW_MODULES
 
         report = report._replace(final_output={**report.final_output,
                                                "split_part": split_run.label(part)})
