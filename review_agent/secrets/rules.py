@@ -33,8 +33,9 @@ GENERIC_KINDS = frozenset({"assign", "url", "entropy"})
 
 class KeywordIndex(NamedTuple):
     dfa: Any  # RE2: a trie of the keywords that hold no other keyword (None: no keyword)
-    holders: dict[str, tuple[tuple[int, str], ...]]  # such a keyword -> (its offset, a
-    # keyword found where it is found: itself at 0 first, then the longer ones holding it)
+    holders: dict[str, tuple[tuple[int, str, bytes], ...]]  # such a keyword -> (its offset,
+    # a keyword found where it is found, its bytes): itself at 0 first, then the longer
+    # ones holding it
     rules: dict[str, tuple[Rule, ...]]  # keyword -> the rules it wakes
 
     def hits(self, low: str) -> Iterator[tuple[int, str]]:
@@ -56,14 +57,15 @@ class KeywordIndex(NamedTuple):
         chars = last = 0  # the character offset of byte `last`
         m = search(data)
         while m is not None:
-            b = m.start()
+            b, e = m.span()
             if not ascii_only:
                 chars += len(data[last:b].decode("utf-8", "surrogatepass"))
                 last = b
             a = b if ascii_only else chars
-            for off, kw in holders[m.group().decode("ascii")]:
-                if not off and len(kw) == m.end() - b or (
-                        b >= off and data.startswith(kw.encode("ascii"), b - off)):
+            found = holders[data[b:e].decode("ascii")]
+            yield a, found[0][1]  # the keyword matched (roots hold no other keyword)
+            for off, kw, raw in found[1:]:
+                if b >= off and data.startswith(raw, b - off):
                     yield a - off, kw
             m = search(data, b + 1)
 
@@ -87,7 +89,8 @@ def keyword_index() -> KeywordIndex:
         holders[short].append((pos, kw))
     rules = {kw: tuple(rs) for kw, rs in rules_of.items()}
     return KeywordIndex(re2.compile(any_of(roots).encode("ascii")) if roots else None,
-                        {kw: tuple(hs) for kw, hs in holders.items()}, rules)
+                        {kw: tuple((off, k, k.encode("ascii")) for off, k in hs)
+                         for kw, hs in holders.items()}, rules)
 
 
 def _dominated(keywords: set[str]) -> dict[str, tuple[str, int]]:
