@@ -35,24 +35,54 @@ def files(n: int) -> str:
     return _plural(n, "file")
 
 
-class ProgressLine:
-    """`label: 3/10 parts · 4s · 5 requests · 2 cached` once the phase is older than `after`."""
+class _StderrLine:
+    """What the progress line and the activity line share: the stream, the thread that
+    draws, and the end (`close`)."""
 
-    def __init__(self, label: str, total: int, stream: TextIO | None = None,
-                 after: float = AFTER) -> None:
+    def __init__(self, label: str, stream: TextIO | None, after: float) -> None:
         self.label = label
-        self.total = total
         self.stream = sys.stderr if stream is None else stream
         self.after = after
         self.started = time.monotonic()
-        self.done = 0
-        self.requests = 0
-        self.cached = 0
         self.shown = False
         self._closed = threading.Event()
         self._lock = threading.Lock()
         self._tty = _isatty(self.stream)
         self._thread: threading.Thread | None = None
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def _put(self, text: str) -> bool:
+        """Write and flush; False when the stream is gone."""
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def close(self) -> None:
+        """Stop; a live line gets its final state and a newline."""
+        with self._lock:
+            self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+        with self._lock:
+            if self.shown and self._tty:
+                self._put(f"\r\x1b[K{self.text()}\n")
+
+
+class ProgressLine(_StderrLine):
+    """`label: 3/10 parts · 4s · 5 requests · 2 cached` once the phase is older than `after`."""
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = None,
+                 after: float = AFTER) -> None:
+        super().__init__(label, stream, after)
+        self.total = total
+        self.done = 0
+        self.requests = 0
+        self.cached = 0
         if not _quiet and total > 0:
             self._thread = threading.Thread(target=self._run, daemon=True,
                                             name="review-agent-progress")
@@ -75,15 +105,8 @@ class ProgressLine:
             if self._closed.is_set() and not self.shown:
                 return
             line = self.text()
-            try:
-                if self._tty:
-                    self.stream.write(f"\r\x1b[K{line}")
-                else:
-                    self.stream.write(line + "\n")
-                self.stream.flush()
-            except (OSError, ValueError):
-                return
-            self.shown = True
+            if self._put(f"\r\x1b[K{line}" if self._tty else line + "\n"):
+                self.shown = True
 
     def request(self) -> None:
         """One more request sent."""
@@ -99,20 +122,6 @@ class ProgressLine:
         if show:
             self._write()
 
-    def close(self) -> None:
-        """Stop; a live line gets its final state and a newline."""
-        with self._lock:
-            self._closed.set()
-        if self._thread is not None:
-            self._thread.join(timeout=1.0)
-        with self._lock:
-            if self.shown and self._tty:
-                try:
-                    self.stream.write(f"\r\x1b[K{self.text()}\n")
-                    self.stream.flush()
-                except (OSError, ValueError):
-                    pass
-
 
 def _isatty(stream: TextIO) -> bool:
     try:
@@ -124,7 +133,7 @@ def _isatty(stream: TextIO) -> bool:
 EVERY = 10.0  # seconds between lines of a long activity where stderr is no terminal
 
 
-class Activity:
+class Activity(_StderrLine):
     """`review-agent: reviewing 3,490 files · 12s` on stderr while long work runs without a
     model (a model phase has its own ProgressLine): live on a terminal, a line every
     EVERY seconds elsewhere, nothing before `after` seconds or with -q. Use as a context
@@ -132,16 +141,8 @@ class Activity:
 
     def __init__(self, label: str, stream: TextIO | None = None, after: float = AFTER,
                  every: float = EVERY) -> None:
-        self.label = label
-        self.stream = sys.stderr if stream is None else stream
-        self.after = after
+        super().__init__(label, stream, after)
         self.every = every
-        self.started = time.monotonic()
-        self.shown = False
-        self._closed = threading.Event()
-        self._lock = threading.Lock()
-        self._tty = _isatty(self.stream)
-        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> Activity:
         if not _quiet:
@@ -152,13 +153,7 @@ class Activity:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._closed.set()
-        if self._thread is not None:
-            self._thread.join(timeout=1.0)
-        with self._lock:
-            if self.shown and self._tty:
-                self._put(f"\r\x1b[K{self.text()}\n")
+        self.close()
 
     def text(self) -> str:
         return f"review-agent: {self.label} · {time.monotonic() - self.started:.0f}s"
@@ -174,13 +169,6 @@ class Activity:
                 self.shown = True
             if self._closed.wait(REFRESH if self._tty else self.every):
                 return
-
-    def _put(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):
-            pass
 
 
 def activity(label: str, model: str = "builtin") -> contextlib.AbstractContextManager[object]:
