@@ -34,7 +34,7 @@ def _section(title: str) -> str:
 
 
 def _names(path: Path) -> set[str]:
-    """What a module defines: its top-level names and its classes' attributes."""
+    """Every name a module defines or imports, at any depth (a package: its modules too)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -44,7 +44,7 @@ def _names(path: Path) -> set[str]:
             names.update(t.id for t in targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.ImportFrom):
             names.update(a.asname or a.name for a in node.names)
-    if path.name == "__init__.py":  # a package's modules
+    if path.name == "__init__.py":
         names.update(p.stem for p in path.parent.glob("*.py"))
     return names
 
