@@ -1,7 +1,7 @@
 """ARCHITECTURE.md names only what exists: every module and directory it names, every
 `module.function` of a commit's path, the layers of pyproject.toml, and the imports inside
-functions it counts (each of which says why in a comment). A rename that forgets the
-document fails here."""
+functions it counts (that each says why: tests/unit/test_layers.py). A rename that forgets
+the document fails here."""
 
 from __future__ import annotations
 
@@ -139,49 +139,34 @@ def test_its_layers_are_the_contracts_layers() -> None:
     assert listed == layers
 
 
-def _imports_inside_functions() -> dict[str, list[tuple[int, bool]]]:
-    """Each module's imports inside a function: (line, whether a comment says why, on the
-    import's lines or above the run of imports it is in)."""
-    comment = re.compile(r"#\s*(?!noqa|type:)\S")
-    found: dict[str, list[tuple[int, bool]]] = {}
+def _imports_inside_functions() -> dict[str, int]:
+    """How many import statements each module has inside its functions."""
+    found: dict[str, set[int]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        lines = path.read_text(encoding="utf-8").splitlines()
-        tree = ast.parse("\n".join(lines))
-        imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-        import_lines = {i for n in imports for i in range(n.lineno, (n.end_lineno or 0) + 1)}
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for fn in ast.walk(tree):
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for node in ast.walk(fn):
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    above = node.lineno - 1
-                    while above in import_lines:
-                        above -= 1
-                    said = any(comment.search(t) for t in lines[node.lineno - 1:node.end_lineno]
-                               ) or lines[above - 1].strip().startswith("#")
-                    found.setdefault(path.relative_to(PACKAGE).as_posix(), []).append(
-                        (node.lineno, said))
-    # an import in a function nested in another is found twice: once each
-    return {k: sorted(set(v)) for k, v in found.items()}
-
-
-def test_every_import_inside_a_function_says_why() -> None:
-    silent = [f"{path}:{line}" for path, rows in _imports_inside_functions().items()
-              for line, said in rows if not said]
-    assert not silent, f"an import inside a function without its reason: {silent}"
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):  # a nested function's are found twice: a set
+                    if isinstance(node, (ast.Import, ast.ImportFrom)):
+                        found.setdefault(path.relative_to(PACKAGE).as_posix(), set()).add(
+                            node.lineno)
+    return {path: len(lines) for path, lines in found.items()}
 
 
 def test_the_imports_inside_functions_are_counted_as_the_code_has_them() -> None:
     section = _section("Imports inside functions")
-    counts = Counter({path: len(rows) for path, rows in _imports_inside_functions().items()})
-    total = re.search(r"(\d+) import statements inside functions", section)
+    counts = Counter(_imports_inside_functions())
+    total = re.search(r"(\d+) import statements\s+inside functions", section)
     assert total is not None
-    assert int(total.group(1)) == sum(counts.values())
+    assert int(total.group(1)) == sum(counts.values()), (
+        f"ARCHITECTURE.md counts {total.group(1)} imports inside functions, the code has "
+        f"{sum(counts.values())}: update its table ({dict(counts)})")
     covered: set[str] = set()
     for row in re.findall(r"^\| (`.+?) \| (\d+) \|", section, flags=re.M):
         files = re.findall(r"`([\w/]+\.py)`", row[0])
         covered.update(files)
-        assert sum(counts[f] for f in files) == int(row[1]), (files, int(row[1]))
+        assert sum(counts[f] for f in files) == int(row[1]), (
+            f"{files}: the table says {row[1]}, the code has {sum(counts[f] for f in files)}")
     assert covered == set(counts), f"not in the table: {sorted(set(counts) - covered)}"
 
 
