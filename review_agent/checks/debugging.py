@@ -6,6 +6,7 @@ import posixpath
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
+from review_agent.checks.handlers import caught, names_error
 from review_agent.text.paths import JS_FAMILY
 
 DEBUGGER = Rule("debugger", "warning",
@@ -92,6 +93,8 @@ def _debug_print(info: FileInfo, line: Line) -> str | None:
         return None
     if _PRINT_TO_FILE.search(_call_args(line, call.end())):
         return None
+    if caught(info, line) is not None:
+        return None  # an `except` clause reporting the failure
     return None if _intended_output(info, line) else ""
 
 
@@ -102,7 +105,7 @@ _PY2_PRINT = re.compile(r"^\s*print\s+(?!>>|(in|if|is|and|or|not|for|else)\b)[\w
 def _py2_print(info: FileInfo, line: Line) -> str | None:
     if info.is_test or info.is_script or not _PY2_PRINT.match(line.code):
         return None
-    if _intended_output(info, line):
+    if _intended_output(info, line) or caught(info, line) is not None:
         return None
     return "print statement left in added code"
 
@@ -164,6 +167,9 @@ def _go_print(info: FileInfo, line: Line) -> str | None:
         return None
     if not _go_debugging(line.raw[m.end():]):
         return None  # fmt.Println("Incorrect Usage.") speaks to the user; Println(x) probes
+    # the failure an `if err != nil` block handles, or an error value printed, is reported
+    if names_error(line.code[m.end():]) or caught(info, line, m.start()) is not None:
+        return None
     what = f"{m.group('pkg')}.{m.group('fn')}" if m.group("pkg") else m.group("builtin")
     return (f"{what}() left in library code: debugging output goes to the stdout of every "
             "program that imports the package")
@@ -177,6 +183,10 @@ def _console_log(info: FileInfo, line: Line) -> str | None:
         return None
     m = _CONSOLE.search(line.code)
     if m is None:
+        return None
+    # in a catch block or `.catch` callback, or printing the error: a failure reported
+    bound = caught(info, line, m.start())
+    if bound is not None or names_error(_call_args(line, m.end())):
         return None
     return (f"console.{m.group(1)}() left in added code: debugging output ships to every "
             "user's console")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
+from review_agent.checks.handlers import new_side
 from review_agent.text.paths import JS_FAMILY
 
 BARE_EXCEPT = Rule("bare-except", "warning",
@@ -53,7 +54,89 @@ def _silenced(info: FileInfo, line: Line) -> str | None:
     if m is None:
         return None
     body = m.group("body") or next((t.strip() for t in line.after() if t.strip()), "")
-    return "" if body in _EMPTY_BODY else None
+    if body not in _EMPTY_BODY:
+        return None
+    return None if _failure_handled_after(info, line) else ""
+
+
+_EXIT = re.compile(r"(return|raise|break|continue)\b")
+_CLAUSE = re.compile(r"(except\b|else\s*:|finally\s*:)")
+TRY_REACH = 60  # lines looked at above and below an `except` for the rest of its `try`
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _statements(pairs: list[tuple[int, str]], indent: int) -> list[str]:
+    """The statements of a block whose lines are `pairs`, at its own `indent` (stripped)."""
+    return [t.strip() for _, t in pairs
+            if t.strip() and not t.lstrip().startswith(("#", ")", "]", "}"))
+            and _indent(t) == indent]
+
+
+def _failure_handled_after(info: FileInfo, line: Line) -> bool:
+    """`except Exception: pass` where the failure still leads somewhere: the statement after
+    the whole `try` raises (the failure becomes another error), or the success path leaves
+    (the try's body or its `else:` ends in return/raise/break/continue), so the code after
+    the `try` runs only on failure: a fallback, a probe whose failure is expected."""
+    at = _indent(line.raw)
+    above = new_side(info, line.no, line.no - TRY_REACH, line.no - 1)
+    below = new_side(info, line.no, line.no + 1, line.no + TRY_REACH)
+    # the `try:` this clause belongs to, and the lines of its body
+    start = next((i for i in range(len(above) - 1, -1, -1)
+                  if above[i][1].strip() and _indent(above[i][1]) <= at), None)
+    while start is not None and _CLAUSE.match(above[start][1].strip()) \
+            and _indent(above[start][1]) == at:
+        start = next((i for i in range(start - 1, -1, -1)
+                      if above[i][1].strip() and _indent(above[i][1]) <= at), None)
+    if start is None or _indent(above[start][1]) != at \
+            or not re.match(r"try\s*:", above[start][1].strip()):
+        return False
+    body: list[tuple[int, str]] = []
+    for pair in above[start + 1:]:
+        if pair[1].strip() and _indent(pair[1]) <= at:
+            break
+        body.append(pair)
+    # the clauses after this one, then the first statement after the whole `try`
+    else_body: list[tuple[int, str]] = []
+    after = ""
+    current: list[tuple[int, str]] | None = None
+    for no, text in below:
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if _indent(text) > at:
+            if current is not None:
+                current.append((no, text))
+            continue
+        if _indent(text) < at:
+            break  # the block that holds the `try` ends: nothing after it here
+        stripped = text.strip()
+        if _CLAUSE.match(stripped):
+            current = else_body if stripped.startswith("else") else None
+            continue
+        after = stripped
+        break
+    if re.match(r"raise\b", after):
+        return True
+    return any(_leaves(block) for block in (else_body, body))
+
+
+def _leaves(block: list[tuple[int, str]]) -> bool:
+    """The block's last statement returns, raises, breaks or continues (through `with`)."""
+    while block:
+        inner = next((_indent(t) for _, t in block if t.strip()), 0)
+        stmts = _statements(block, inner)
+        if not stmts:
+            return False
+        if _EXIT.match(stmts[-1]):
+            return True
+        if not re.match(r"(async\s+)?with\b", stmts[-1]):
+            return False
+        last = max(i for i, (_, t) in enumerate(block) if t.strip() == stmts[-1]
+                   and _indent(t) == inner)
+        block = [p for p in block[last + 1:] if not p[1].strip() or _indent(p[1]) > inner]
+    return False
 
 
 _JS_EMPTY_CATCH = re.compile(r"\bcatch\s*(\(\s*[\w$]*\s*\))?\s*\{\s*\}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from review_agent.checks.base import FileInfo, Rule, finding, first_line
@@ -57,11 +58,40 @@ def _is_changelog(path: str) -> bool:
 
 
 def only_removes_code(infos: Sequence[FileInfo]) -> bool:
-    """The change's source files only lose lines: it removes behaviour (a feature, a
-    special case), and the tests it removes went with that behaviour."""
+    """The change's source files only lose code: it removes behaviour (a feature, a special
+    case, a reverted fix), and the tests it removes went with that behaviour. A line it
+    adds is no new code when it is one of the file's removed lines with parts taken out
+    (a name dropped from an import, a call no longer wrapped and so de-indented)."""
     source = [i for i in infos if not i.is_test and i.language in SOURCE and not i.skipped]
-    return (bool(source) and all(i.change.added == 0 for i in source)
-            and any(i.change.deleted > 0 for i in source))
+    return (bool(source) and any(i.change.deleted > 0 for i in source)
+            and all(_only_reduces(i) for i in source))
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+REDUCED_LINES = 200  # a bigger rewrite is not compared line by line
+
+
+def _only_reduces(info: FileInfo) -> bool:
+    """Every line the file gains is a removed line of it with tokens taken out, in order."""
+    fc = info.change
+    if fc.added == 0:
+        return True
+    if fc.added > REDUCED_LINES or fc.deleted > REDUCED_LINES * 5:
+        return False
+    removed = [_TOKEN.findall(ln.text) for h in fc.hunks for ln in h.lines if ln.kind == "-"]
+    for h in fc.hunks:
+        for ln in h.lines:
+            if ln.kind != "+" or not ln.text.strip():
+                continue
+            tokens = _TOKEN.findall(ln.text)
+            if not any(_subsequence(tokens, r) for r in removed if len(r) >= len(tokens)):
+                return False
+    return True
+
+
+def _subsequence(short: list[str], long: list[str]) -> bool:
+    it = iter(long)
+    return all(any(t == x for x in it) for t in short)
 
 
 def tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
