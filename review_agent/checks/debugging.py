@@ -6,7 +6,7 @@ import posixpath
 import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
-from review_agent.checks.handlers import caught, names_error
+from review_agent.checks.handlers import caught, js_conditions, names_error
 from review_agent.text.paths import JS_FAMILY
 
 DEBUGGER = Rule("debugger", "warning",
@@ -175,6 +175,8 @@ def _go_print(info: FileInfo, line: Line) -> str | None:
             "program that imports the package")
 
 
+_JS_DEV_FLAG = re.compile(r"\b(?:__)?DEV(?:__)?\b|\b(?:is|in)?[Dd]ev(?:elopment|Mode)?\b"
+                          r"|\bNODE_ENV\b|\bimport\.meta\.env\.DEV\b")
 _CONSOLE = re.compile(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")
 
 
@@ -187,6 +189,10 @@ def _console_log(info: FileInfo, line: Line) -> str | None:
     # in a catch block or `.catch` callback, or printing the error: a failure reported
     bound = caught(info, line, m.start())
     if bound is not None or names_error(_call_args(line, m.end())):
+        return None
+    # behind a development or debug switch (`if (DEV)`, `if (options.verbose)`): asked for
+    if any(_JS_DEV_FLAG.search(c) or _DEBUG_FLAG.search(c)
+           for c in js_conditions(info, line, m.start())):
         return None
     return (f"console.{m.group(1)}() left in added code: debugging output ships to every "
             "user's console")

@@ -99,6 +99,26 @@ def _js_caught(info: FileInfo, line: Line, at: int) -> str | None:
     return None
 
 
+_IF_OPEN = re.compile(r"\bif\s*\((?P<cond>.*)\)\s*$")
+
+
+def js_conditions(info: FileInfo, line: Line, at: int) -> list[str]:
+    """The conditions of the `if (...) {` blocks enclosing the line's code before column
+    `at` (code views: string contents emptied), innermost first; a one-line `if (x) f()`
+    gives its own condition."""
+    syn = syntax_for(info.language)
+    if syn is None:
+        return []
+    own = re.match(r"\s*(?:\}\s*else\s+)?if\s*\((?P<cond>.*)\)", line.code[:at])
+    out = [own.group("cond")] if own else []
+    codes = [*_code_lines(info, syn, line.no), line.code[:at]]
+    for ch, before in _enclosing_openers(codes):
+        m = _IF_OPEN.search(before) if ch == "{" else None
+        if m is not None:
+            out.append(m.group("cond"))
+    return out
+
+
 def _go_caught(info: FileInfo, line: Line, at: int) -> str | None:
     """The error an enclosing `if err != nil {` block checks, None outside one."""
     syn = syntax_for("go")

@@ -269,6 +269,17 @@ def _subject_retested(t: TestDef, added: set[str]) -> bool:
     return bool(names) and names <= added
 
 
+_SUITE_DEF = re.compile(r"^\s*;?\s*(?:describe|context|suite)" + _MODS
+                        + r"\s*\(\s*(?P<q>['\"`])(?P<title>.+?)(?P=q)")
+
+
+def _suite_titles(tests: Sequence[FileInfo]) -> list[str]:
+    """The titles of the JS/TS suites (`describe('x'`) the change adds to test files."""
+    return [m.group("title") for info in tests for h in info.change.hunks for ln in h.lines
+            if ln.kind == "+" and len(ln.text) <= MAX_LINE
+            and (m := _SUITE_DEF.match(ln.text)) is not None]
+
+
 def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     """Per test file, the removed tests nothing in the change replaces or retires."""
     tests = [i for i in infos if i.is_test]
@@ -281,6 +292,9 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     for defs in added.values():
         for t in defs:
             names_added[t.name] = names_added.get(t.name, 0) + 1
+    # a test that became a suite of the same title (`test('x'` -> `describe('x'`) was split
+    for name in _suite_titles(tests):
+        names_added[name] = names_added.get(name, 0) + 1
     gone = _gone_definitions(infos)
     gone_norm = {_norm(g) for g in gone if len(g) >= MIN_NAME}
     stems = _deleted_stems(infos)

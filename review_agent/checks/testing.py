@@ -62,8 +62,58 @@ def _py_skip(info: FileInfo, line: Line) -> str | None:
     return ""
 
 
+def _arguments(line: Line, start: int) -> list[str]:
+    """The top-level arguments of the call whose "(" ends at `start` of the raw line (a
+    wrapped call too), each stripped; strings are skipped over whole."""
+    args: list[str] = []
+    current: list[str] = []
+    depth = 0
+    quote = ""
+    for text in (line.raw[start:], *line.after()):
+        i = 0
+        while i < len(text):
+            ch = text[i]
+            if quote:
+                if ch == "\\":
+                    current.append(text[i:i + 2])
+                    i += 2
+                    continue
+                if ch == quote:
+                    quote = ""
+            elif ch in "'\"`":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                if depth == 0:
+                    return [a for a in (*args, "".join(current).strip()) if a]
+                depth -= 1
+            elif ch == "," and depth == 0:
+                args.append("".join(current).strip())
+                current = []
+                i += 1
+                continue
+            current.append(ch)
+            i += 1
+        current.append(" ")
+    return [a for a in (*args, "".join(current).strip()) if a]
+
+
+def _conditional(args: list[str]) -> bool:
+    """A `.skip(...)` call's arguments are a condition (and maybe a reason), not a title and
+    a body: the first is no string, and no second one that is not a string follows."""
+    if not args or args[0][:1] in "'\"`":
+        return False
+    return len(args) == 1 or args[1][:1] in "'\"`"
+
+
 def _js_skip(info: FileInfo, line: Line) -> str | None:
-    if _JS_SKIP.search(line.code) is None:
+    m = _JS_SKIP.search(line.code)
+    if m is None:
+        return None
+    if m.group(2) and _conditional(_arguments(line, m.end())):
+        # `test.skip(!!process.env.DEV, 'only after build')`, `test.skip(({browserName}) =>
+        # ...)`: Playwright's runtime skip under a condition, not a test switched off
         return None
     # JavaScript runners take no reason: a comment in words on or above the line gives it
     if len(_WORDS.findall(line.comment)) >= 2:

@@ -253,11 +253,13 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
         # Words are a name or path, never a provider's random token ("EastAsianWidth" holds
         # "asia", `ser.BeanSerializerModifier` looks like a Flagsmith key): redacted at
         # most, never reported; nor is a piece of a longer base64 run (an image, a font, a
-        # wasm module), nor, for a value a keyword is near, an object id in a URL's path.
+        # wasm module), nor, for a value a keyword is near, an object id in a URL's path or a
+        # digest after its algorithm's name (`semgrep/semgrep:1.2@sha256:<hex>`).
         report = rule.precise and not (
             (F.is_wordy(value) if rule.window else shapes.is_words(value))
             or shapes.in_encoded_run(text, start, end)
-            or (rule.context and shapes.in_url_path(text, start, end)))
+            or (rule.context and (shapes.in_url_path(text, start, end)
+                                  or shapes.is_labelled_digest(text, start))))
     if not secret:
         return None
     return Candidate(start, end, rule, report and rule.precise)

@@ -194,3 +194,15 @@ def in_url_path(text: str, start: int, end: int) -> bool:
     ls = max(text.rfind(c, 0, start) for c in " \t\n\"'`(<")
     m = URL_START.search(text, ls + 1, start)
     return m is not None and text.find("/", m.end(), start) >= 0
+
+
+# a digest's algorithm written just before it: `@sha256:<hex>` (an image reference),
+# `sha512=<hex>`, `md5-<hex>`; a provider's key is never labelled with a hash algorithm
+DIGEST_LABEL = re.compile(r"(?i)(?<![A-Za-z0-9])(?:sha(?:1|224|256|384|512)|sha3-\d{3}|md5"
+                          r"|blake2[bs]?|blake3)[:=-]$")
+
+
+def is_labelled_digest(text: str, start: int) -> bool:
+    """The value follows its digest algorithm's name (`semgrep/semgrep:1.172@sha256:<hex>`):
+    a content hash, whatever keyword is near it."""
+    return DIGEST_LABEL.search(text, max(0, start - 12), start) is not None

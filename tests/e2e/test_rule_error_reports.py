@@ -206,3 +206,18 @@ def test_a_handler_whose_failure_leads_somewhere_is_not_silent(repo_with_commit:
     repo_with_commit.stage({"src/probe.py": PY_HANDLERS})
     found = findings(repo_with_commit)
     assert lines_of(found, "silenced-exception", "src/probe.py") == [53, 60]
+
+
+DIGEST = "65dcd4408adda7c183a6b4550cb1e9b19f7f627a6fbb7e0559bd466bedc44d7b"
+
+
+def test_an_image_digest_near_a_provider_name_is_no_token(repo_with_commit: Repo) -> None:
+    """A hex value after its hash algorithm's name (`@sha256:`) is a digest, even beside a
+    provider's keyword; the same value assigned to the provider's token variable is one."""
+    repo_with_commit.stage({
+        ".github/workflows/scan.yml": ("jobs:\n  scan:\n    container:\n"
+                                       f"      image: semgrep/semgrep:1.172.0@sha256:{DIGEST}\n"),
+        "deploy/env.sh": f"export SEMGREP_APP_TOKEN={DIGEST[::-1]}\n"})
+    found = [(f["path"], f["severity"]) for f in findings(repo_with_commit)
+             if f["rule"].startswith("secret/")]
+    assert found == [("deploy/env.sh", "error")]

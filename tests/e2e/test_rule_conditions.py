@@ -1,0 +1,118 @@
+"""What a condition makes deliberate: a skip under a condition, output behind a development
+switch; and a test that became a suite of the same title is not deleted. Through the real
+CLI on real repositories, with controls that still warn."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.conftest import Repo
+from tests.helpers import run_cli
+
+
+def findings(repo: Repo) -> list[dict[str, Any]]:
+    res = run_cli(repo.path, "review", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    return list(json.loads(res.stdout)["findings"])
+
+
+def lines_of(found: list[dict[str, Any]], rule: str, path: str) -> list[int]:
+    return sorted(f["line"] for f in found if f["rule"] == rule and f["path"] == path)
+
+
+SKIPS = """\
+import { test, expect } from '@playwright/test'
+
+test.skip(({ browserName }) => browserName === 'webkit')
+
+test('builds once', async ({ page, javaScriptEnabled }) => {
+  test.skip(!javaScriptEnabled)
+  test.skip(!!process.env.DEV, 'only known after a build')
+  expect(await page.title()).toBe('x')
+})
+
+test.skip('renders the list', async ({ page }) => {
+  expect(await page.title()).toBe('y')
+})
+
+test.skip(name, async () => {})
+
+test('not yet', async () => {
+  test.skip()
+})
+"""
+
+
+def test_a_skip_under_a_condition_is_no_test_switched_off(repo_with_commit: Repo) -> None:
+    """Playwright's `test.skip(condition[, reason])` skips where the condition holds; a
+    title and a body (`test.skip('x', fn)`, `test.skip(name, fn)`) or a bare
+    `test.skip()` switch a test off and still warn."""
+    repo_with_commit.stage({"e2e/list.spec.ts": SKIPS})
+    found = findings(repo_with_commit)
+    assert lines_of(found, "skipped-test", "e2e/list.spec.ts") == [11, 15, 18]
+
+
+DEV_OUTPUT = """\
+export function link(el, warned) {
+  if (DEV) {
+    for (const name of ['keepfocus', 'noscroll']) {
+      if (el.getAttribute(name) !== null) {
+        console.warn(`${name} was replaced`)
+        console.log(el)
+      }
+    }
+  }
+  if (process.env.NODE_ENV !== 'production') console.log('mounted', el)
+  if (options.verbose) {
+    console.log('linked', el)
+  }
+  if (el.hidden) {
+    console.log('hidden', el)
+  }
+  return el
+}
+"""
+
+
+def test_console_output_behind_a_development_switch_is_asked_for(repo_with_commit: Repo
+                                                                 ) -> None:
+    """Under `if (DEV)`, `NODE_ENV`, a verbose flag: asked for; under any other condition
+    it still warns."""
+    repo_with_commit.stage({"web/link.js": DEV_OUTPUT})
+    assert lines_of(findings(repo_with_commit), "console-log", "web/link.js") == [15]
+
+
+SUITE_BEFORE = """\
+import { write } from '../src/write.js'
+
+test('creates correct types', () => {
+  expect(write('a')).toBe('A')
+})
+
+test('keeps the order', () => {
+  expect(write('ab')).toBe('AB')
+})
+"""
+SUITE_AFTER = """\
+import { write } from '../src/write.js'
+
+describe('creates correct types', () => {
+  for (const [input, output] of [['a', 'A'], ['b', 'B']]) {
+    test(input, () => expect(write(input)).toBe(output))
+  }
+})
+"""
+
+
+def test_a_test_split_into_a_suite_of_its_title_is_not_deleted(git_repo: Repo) -> None:
+    """`test('x'` became `describe('x'`: the test is split, not deleted; the other test the
+    change removes (nothing replaces it) still warns."""
+    git_repo.commit("base", {"test/write.spec.js": SUITE_BEFORE,
+                             "src/write.js": "export const write = s => s.toUpperCase()\n"})
+    git_repo.stage({"test/write.spec.js": SUITE_AFTER,
+                    "src/write.js": "export const write = s => String(s).toUpperCase()\n"})
+    deleted = [f for f in findings(git_repo) if f["rule"] == "tests-deleted"]
+    assert [f["severity"] for f in deleted] == ["warning"]
+    assert "keeps the order" in deleted[0]["message"]
+    assert "creates correct types" not in deleted[0]["message"]
