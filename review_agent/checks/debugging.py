@@ -177,6 +177,8 @@ def _go_print(info: FileInfo, line: Line) -> str | None:
 
 _JS_DEV_FLAG = re.compile(r"\b(?:__)?DEV(?:__)?\b|\b(?:is|in)?[Dd]ev(?:elopment|Mode)?\b"
                           r"|\bNODE_ENV\b|\bimport\.meta\.env\.DEV\b")
+# a function's rest arguments passed on whole: the call is what a logger writes through
+_FORWARDED = re.compile(r"(?:^|,)\s*\.\.\.\s*(?P<name>[\w$]+)\s*(?:,|$)")
 _CONSOLE = re.compile(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")
 
 
@@ -187,9 +189,15 @@ def _console_log(info: FileInfo, line: Line) -> str | None:
     if m is None:
         return None
     # in a catch block or `.catch` callback, or printing the error: a failure reported
+    args = _call_args(line, m.end())
     bound = caught(info, line, m.start())
-    if bound is not None or names_error(_call_args(line, m.end())):
+    if bound is not None or names_error(args):
         return None
+    spread = _FORWARDED.search(args)
+    if spread is not None and re.search(
+            rf"\.\.\.\s*{re.escape(spread.group('name'))}\b[^,()]*\)",
+            f"{line.previous}\n{line.code[:m.start()]}"):
+        return None  # `debug: (...msg) => console.debug('[app]', ...msg)`: a logger's sink
     # behind a development or debug switch (`if (DEV)`, `if (options.verbose)`): asked for
     if any(_JS_DEV_FLAG.search(c) or _DEBUG_FLAG.search(c)
            for c in js_conditions(info, line, m.start())):

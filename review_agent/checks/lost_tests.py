@@ -280,6 +280,29 @@ def _suite_titles(tests: Sequence[FileInfo]) -> list[str]:
             and (m := _SUITE_DEF.match(ln.text)) is not None]
 
 
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+SPECIFIC_WORDS = 3  # words in a test's name that make it one test, not a common one
+
+
+def _still_defined(t: TestDef, tests: Sequence[FileInfo]) -> bool:
+    """A test of the same name is still defined, on a line the change keeps, in a test file
+    it touches: the removed one was a duplicate ("remove duplicate tests"). Only a name
+    specific enough to be the same test (`test_fraction_json_schema`, not `test_str`)."""
+    if len(_NAME_WORD.findall(_TEST_PREFIX.sub("", t.name))) < SPECIFIC_WORDS:
+        return False
+    for info in tests:
+        lines = info.new_lines
+        if lines is None or info.change.status == "D":
+            continue
+        added = {ln.new_no for h in info.change.hunks for ln in h.lines if ln.kind == "+"}
+        for no, text in enumerate(lines, 1):
+            if t.name in text and no not in added:
+                found = _match_name(text)
+                if found is not None and found[0] == t.name:
+                    return True
+    return False
+
+
 def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     """Per test file, the removed tests nothing in the change replaces or retires."""
     tests = [i for i in infos if i.is_test]
@@ -322,6 +345,8 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
                     and not _subject_retested(t, retested)]
         if left and info.change.status != "D" and _parametrized_near(info):
             left = []
+        if left:
+            left = [t for t in left if not _still_defined(t, tests)]
         if left:
             out[path] = left
     return out

@@ -46,10 +46,24 @@ _ARTIFACTS = frozenset({".pyc", ".pyo", ".o", ".obj", ".a", ".so", ".dylib", ".d
                         ".bz2", ".xz", ".7z", ".rar", ".bin", ".dmg", ".iso", ".pkl", ".db",
                         ".sqlite", ".sqlite3"})
 def only_tests(infos: Sequence[FileInfo]) -> bool:
-    """The change touches tests and nothing else that runs (documentation aside): removing
-    tests is then its purpose ("remove redundant tests"), the author's deliberate act."""
+    """The change touches tests and nothing the project ships (documentation, changelogs,
+    build and CI files, benchmarks aside): removing tests is then its purpose ("remove
+    redundant tests", tests migrated to another directory), the author's deliberate act."""
     return any(i.is_test for i in infos) and all(
-        i.is_test or i.language in DOCS or _is_changelog(i.change.path) for i in infos)
+        i.is_test or i.language in DOCS or _is_changelog(i.change.path)
+        or not _ships(i.change.path, i.language) for i in infos)
+
+
+_CI_DIRS = frozenset({".github", ".gitlab", ".circleci", ".buildkite", ".azure-pipelines"})
+_BENCH_DIRS = frozenset({"benches", "bench", "benchmarks", "benchmark"})
+
+
+def _ships(path: str, language: str) -> bool:
+    """Whether a file is part of what the project ships, not how it is built or measured:
+    a Makefile, CI configuration and benchmarks are not."""
+    segs = path.split("/")
+    return not (language == "make" or segs[0] in _CI_DIRS or segs[-1] == ".gitlab-ci.yml"
+                or any(s in _BENCH_DIRS for s in segs[:-1]))
 
 
 def _is_changelog(path: str) -> bool:

@@ -81,7 +81,10 @@ _GENERATED_TEXT = re.compile(r"@generated\b|\bDO NOT EDIT\b|\bCode generated\b.*
 _TEST_FILE = re.compile(
     r"(^test_.*|.*_(?:unit)?tests?\.\w+|.*\.(test|spec)\.\w+"
     r"|.*(?:Tests?|IT|TestCase)\.(java|kt|kts|cs|swift|scala|groovy|php|fs|vb)"
-    r"|.*(?:Spec|Suite)\.(scala|groovy|kt)|conftest\.py|.*_spec\.rb)$")
+    r"|.*(?:Spec|Suite)\.(scala|groovy|kt)|conftest\.py|.*_spec\.rb"
+    # a test runner's setup module (`vitest.setup.ts`, `jestSetup.js`, `setupTests.ts`)
+    r"|(?i:(?:vitest|jest|mocha|karma|playwright|test)[._-]?setup|setup[._-]?tests?)"
+    r"(?:[._-]\w+)?\.[cm]?[jt]sx?)$")
 # Directories that hold only tests or their data: Python/Ruby/PHP/Elixir test(s)/, Ruby and
 # JS spec/, Jest __tests__/ and __mocks__/, Go testdata/, e2e and integration suites.
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "__mocks__", "spec", "specs",
@@ -108,7 +111,9 @@ _SAMPLE_NAME = re.compile(r"(?i).*[._-](?:example|sample|dist|template|tmpl)(?:\
 # places where printing to stdout is the point, not a leftover
 _SCRIPT_DIRS = frozenset({"scripts", "script", "bin", "tools", "examples", "example",
                           "benchmarks", "benchmark", "bench", "docs", "doc", "demo", "demos",
-                          "cli", "commands", "management", "samples", "cmd", "_examples"})
+                          "cli", "commands", "management", "samples", "cmd", "_examples",
+                          # demo apps a project runs to try itself out (and tests drive)
+                          "playground", "playgrounds", "sandbox", "sandboxes"})
 _SCRIPT_FILE = re.compile(r"^(__main__\.py|cli\.\w+|.*_cli\.\w+|cli_.*|main\.\w+|manage\.py"
                           r"|setup\.py|noxfile\.py|tasks\.py|fabfile\.py|.*\.config\.[cm]?[jt]s"
                           r"|gulpfile\.\w+|Gruntfile\.\w+)$")

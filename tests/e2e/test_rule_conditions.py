@@ -116,3 +116,79 @@ def test_a_test_split_into_a_suite_of_its_title_is_not_deleted(git_repo: Repo) -
     assert [f["severity"] for f in deleted] == ["warning"]
     assert "keeps the order" in deleted[0]["message"]
     assert "creates correct types" not in deleted[0]["message"]
+
+
+SINK = """\
+export function createClient(transport) {
+  return new Client({
+    error: (err) => console.error('[app]', err),
+    debug: (...msg) => console.debug('[app]', ...msg),
+  }, transport)
+}
+
+export function show(items) {
+  console.log(...items)
+}
+"""
+SETUP_CATCH = "export async function setup(page) {\n  await page.goto('/').catch(() => {})\n}\n"
+
+
+def test_where_output_and_swallowing_are_the_point(repo_with_commit: Repo) -> None:
+    """A logger's sink passing its rest arguments to console, a playground app (a demo the
+    project runs to try itself), a test runner's setup module: not leftovers; an array
+    spread into console.log in library code, the same catch in library code, still warn."""
+    repo_with_commit.stage({
+        "src/client.ts": SINK,
+        "playground/hmr/hot.js": "if (import.meta.hot) {\n  console.log('hot data', 1)\n}\n",
+        "playground/vitestSetup.ts": SETUP_CATCH,
+        "src/setup.ts": SETUP_CATCH})
+    found = findings(repo_with_commit)
+    assert lines_of(found, "console-log", "src/client.ts") == [9]
+    assert lines_of(found, "console-log", "playground/hmr/hot.js") == []
+    assert lines_of(found, "silenced-exception", "playground/vitestSetup.ts") == []
+    assert lines_of(found, "silenced-exception", "src/setup.ts") == [2]
+
+
+DUPLICATED = ("from fractions import Fraction\n\n\n"
+              "def test_fraction_json_schema():\n    assert schema(Fraction) == {'type': 'string'}\n"
+              "\n\ndef test_str():\n    assert str(Fraction(1, 2)) == '1/2'\n")
+
+
+def test_a_test_still_defined_elsewhere_is_a_duplicate_removed(git_repo: Repo) -> None:
+    """A removed test whose specific name is still defined in a test file the change touches
+    was a duplicate; a common name (`test_str`) defined elsewhere says nothing: it warns."""
+    kept = DUPLICATED.replace("'string'}", "'string', 'format': 'fraction'}").replace(
+        "def test_str():\n    assert str(Fraction(1, 2)) == '1/2'\n", "def test_repr():\n"
+        "    assert repr(Fraction(1, 2))\n")
+    git_repo.commit("base", {"tests/test_types.py": DUPLICATED,
+                             "tests/types/test_fraction.py": kept,
+                             "tests/test_text.py": "def test_str():\n    assert str(1) == '1'\n",
+                             "pkg/types.py": "def schema(t):\n    return {}\n"})
+    git_repo.stage({"tests/test_types.py": "from fractions import Fraction\n",
+                    "tests/types/test_fraction.py": kept + "\n\ndef test_more():\n"
+                    "    assert True\n",
+                    "tests/test_text.py": "def test_str():\n    assert str(1) == '1'\n\n\n"
+                    "def test_int():\n    assert int('1') == 1\n",
+                    "pkg/types.py": "def schema(t):\n    return {'type': 'string'}\n"})
+    deleted = [f for f in findings(git_repo) if f["rule"] == "tests-deleted"]
+    assert [(f["severity"], f["path"]) for f in deleted] == [("warning", "tests/test_types.py")]
+    assert "test_str" in deleted[0]["message"]
+    assert "test_fraction_json_schema" not in deleted[0]["message"]
+
+
+def test_tests_migrated_with_build_files_only_are_info(git_repo: Repo) -> None:
+    """A change that touches tests, a Makefile, CI configuration and a benchmark ships
+    nothing: the tests it drops are its purpose (info); with a source file, a warning."""
+    body = "def test_parse_rows():\n    assert parse('a') == ['a']\n"
+    git_repo.commit("base", {"core/tests/test_rows.py": body, "Makefile": "test:\n\tpytest\n",
+                             ".github/workflows/ci.yml": "on: push\n",
+                             "core/benches/main.rs": "fn main() {}\n",
+                             "core/src/rows.py": "def parse(s):\n    return [s]\n"})
+    git_repo.git("rm", "-q", "core/tests/test_rows.py")
+    git_repo.stage({"Makefile": "test:\n\tpytest tests\n",
+                    ".github/workflows/ci.yml": "on: [push]\n",
+                    "core/benches/main.rs": "fn main() { run(); }\n"})
+    assert [f["severity"] for f in findings(git_repo) if f["rule"] == "tests-deleted"] == ["info"]
+    git_repo.stage({"core/src/rows.py": "def parse(s):\n    return s.split(',')\n"})
+    assert [f["severity"] for f in findings(git_repo)
+            if f["rule"] == "tests-deleted"] == ["warning"]
