@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 
 from review_agent.checks.base import CheckSettings, Rule, finding, first_line
+from review_agent.checks.classify import MINIFIED_AVG
 from review_agent.checks.ignores import EVERY, parse
 from review_agent.records import Change, FileChange, Finding
 from review_agent.secrets.allow import path_allowed
@@ -117,16 +118,34 @@ def _gitleaks_edit(fc: FileChange) -> Iterator[Finding]:
                       "once merged")
 
 
+def _skipped_path(path: str, options: CheckSettings) -> str | None:
+    """Why the builtin rules skip a file by its path, None when they do not."""
+    return ("a vendored path" if is_vendored(path)
+            else "a generated file name" if is_generated_name(path)
+            else "a minified file name" if is_minified_name(path)
+            else "`exclude` in the configuration" if matches_any(path, options.exclude)
+            else None)
+
+
+def _skipped_before(fc: FileChange, options: CheckSettings, by_path: bool) -> bool:
+    """The base already skipped this file for the same reason: an edit to a vendored or
+    generated file, a rebuilt bundle, grants no exemption (the change does not add it)."""
+    if fc.status not in ("M", "T", "R"):
+        return False  # a new file (or a copy) is put where the rules do not look
+    old = fc.old_path or fc.path
+    if by_path:
+        return _skipped_path(old, options) is not None
+    removed = [ln.text for h in fc.hunks for ln in h.lines if ln.kind == "-"]
+    return bool(removed) and sum(map(len, removed)) > MINIFIED_AVG * len(removed)
+
+
 def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Iterator[Finding]:
     if not fc.added_lines:
         return
-    reason = ("a vendored path" if is_vendored(fc.path)
-              else "a generated file name" if is_generated_name(fc.path)
-              else "a minified file name" if is_minified_name(fc.path)
-              else "lines so long it counts as minified" if minified
-              else "`exclude` in the configuration" if matches_any(fc.path, options.exclude)
-              else None)
-    if reason is not None:
+    by_path = _skipped_path(fc.path, options)
+    reason = by_path if by_path is not None else (
+        "lines so long it counts as minified" if minified else None)
+    if reason is not None and not _skipped_before(fc, options, by_path is not None):
         yield finding(EXEMPTION, fc.path, first_line(fc),
                       f"the builtin rules skip this file ({reason}): its "
                       f"{len(fc.added_lines)} added lines get no rule review, only the "
