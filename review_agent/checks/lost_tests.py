@@ -285,14 +285,16 @@ SPECIFIC_WORDS = 3  # words in a test's name that make it one test, not a common
 
 
 def _still_defined(t: TestDef, tests: Sequence[FileInfo]) -> bool:
-    """A test of the same name is still defined, on a line the change keeps, in a test file
-    it touches: the removed one was a duplicate ("remove duplicate tests"). Only a name
-    specific enough to be the same test (`test_fraction_json_schema`, not `test_str`)."""
-    if len(_NAME_WORD.findall(_TEST_PREFIX.sub("", t.name))) < SPECIFIC_WORDS:
+    """A test function of the same name is still defined, on a line the change keeps, in
+    another test file it touches: the removed one was a duplicate ("remove duplicate
+    tests"). Only a function name (a JS title repeats under other `describe`s) specific
+    enough to be the same test (`test_fraction_json_schema`, not `test_str`)."""
+    if not re.fullmatch(r"\w+", t.name) \
+            or len(_NAME_WORD.findall(_TEST_PREFIX.sub("", t.name))) < SPECIFIC_WORDS:
         return False
     for info in tests:
         lines = info.new_lines
-        if lines is None or info.change.status == "D":
+        if lines is None or info.change.status == "D" or info.change.path == t.path:
             continue
         added = {ln.new_no for h in info.change.hunks for ln in h.lines if ln.kind == "+"}
         for no, text in enumerate(lines, 1):

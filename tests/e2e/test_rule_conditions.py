@@ -192,3 +192,19 @@ def test_tests_migrated_with_build_files_only_are_info(git_repo: Repo) -> None:
     git_repo.stage({"core/src/rows.py": "def parse(s):\n    return s.split(',')\n"})
     assert [f["severity"] for f in findings(git_repo)
             if f["rule"] == "tests-deleted"] == ["warning"]
+
+
+def test_a_title_repeated_under_another_describe_is_no_duplicate(git_repo: Repo) -> None:
+    """JavaScript titles repeat under other suites (`describe('ctx.throw(err, status)')`
+    and `describe('ctx.throw(status, err)')` both hold 'should throw the error and set
+    .status'): removing one of them removes a test."""
+    suite = ("describe('{name}', () => {{\n  it('should throw the error and set .status', () => {{\n"
+             "    expect(ctx.throw({args})).toThrow()\n  }})\n}})\n")
+    both = suite.format(name="throw(err, status)", args="err, 422") + "\n" + suite.format(
+        name="throw(status, err)", args="422, err")
+    git_repo.commit("base", {"test/throw.test.js": both, "package.json": '{"v": 1}\n'})
+    git_repo.stage({"test/throw.test.js": suite.format(name="throw(status, err)",
+                                                       args="422, err"),
+                    "lib/context.js": "export const ctx = {throw: e => { throw e }}\n"})
+    assert [f["severity"] for f in findings(git_repo) if f["rule"] == "tests-deleted"] \
+        == ["warning"]
