@@ -19,10 +19,12 @@ from review_agent.checks.ignores import EVERY, parse
 from review_agent.records import Change, FileChange, Finding
 from review_agent.secrets.allow import path_allowed
 from review_agent.text.paths import (
+    SOURCE,
     is_generated_name,
     is_generated_text,
     is_minified_name,
     is_vendored,
+    language_of,
     matches_any,
 )
 
@@ -143,8 +145,11 @@ def _skipped_file(fc: FileChange, options: CheckSettings, minified: bool) -> Ite
     if not fc.added_lines:
         return
     by_path = _skipped_path(fc.path, options)
+    # long lines in prose or data (a Markdown table row, a YAML value) hide no code: the
+    # rules that read code do not run there anyway
     reason = by_path if by_path is not None else (
-        "lines so long it counts as minified" if minified else None)
+        "lines so long it counts as minified"
+        if minified and language_of(fc.path) in SOURCE else None)
     if reason is not None and not _skipped_before(fc, options, by_path is not None):
         yield finding(EXEMPTION, fc.path, first_line(fc),
                       f"the builtin rules skip this file ({reason}): its "

@@ -150,7 +150,8 @@ def test_where_output_and_swallowing_are_the_point(repo_with_commit: Repo) -> No
 
 
 DUPLICATED = ("from fractions import Fraction\n\n\n"
-              "def test_fraction_json_schema():\n    assert schema(Fraction) == {'type': 'string'}\n"
+              "def test_fraction_json_schema():\n"
+              "    assert schema(Fraction) == {'type': 'string'}\n"
               "\n\ndef test_str():\n    assert str(Fraction(1, 2)) == '1/2'\n")
 
 
@@ -198,7 +199,8 @@ def test_a_title_repeated_under_another_describe_is_no_duplicate(git_repo: Repo)
     """JavaScript titles repeat under other suites (`describe('ctx.throw(err, status)')`
     and `describe('ctx.throw(status, err)')` both hold 'should throw the error and set
     .status'): removing one of them removes a test."""
-    suite = ("describe('{name}', () => {{\n  it('should throw the error and set .status', () => {{\n"
+    suite = ("describe('{name}', () => {{\n"
+             "  it('should throw the error and set .status', () => {{\n"
              "    expect(ctx.throw({args})).toThrow()\n  }})\n}})\n")
     both = suite.format(name="throw(err, status)", args="err, 422") + "\n" + suite.format(
         name="throw(status, err)", args="422, err")
