@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import resource
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -188,3 +191,34 @@ def hook_repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
             project_snapshot_repo(dest)
             done.touch()
     return dest
+
+
+
+_TIMES = os.environ.get("REVIEW_AGENT_TEST_TIMES")
+
+
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process and of the children it waited for."""
+    own, children = (resource.getrusage(who) for who in
+                     (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """With REVIEW_AGENT_TEST_TIMES=FILE set, each test's wall time (set-up, call and
+    tear-down) and the CPU seconds of this process and of the children it waited for
+    meanwhile are appended to FILE.<worker> as one JSON line: where the suite's time goes,
+    CPU or waiting (benchmarks/suite_times.py sums them up). Unset, nothing is recorded;
+    nothing is asserted either way."""
+    if not _TIMES:
+        yield
+        return
+    started, (own, children) = time.monotonic(), _cpu_seconds()
+    yield
+    ended, (own_after, children_after) = time.monotonic(), _cpu_seconds()
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    row = {"id": item.nodeid, "worker": worker, "start": started, "wall": ended - started,
+           "self": own_after - own, "children": children_after - children}
+    with open(f"{_TIMES}.{worker}", "a") as out:
+        out.write(json.dumps(row) + "\n")
