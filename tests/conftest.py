@@ -194,6 +194,13 @@ def hook_repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow run first, in their collected order, then the rest: with
+    --dist worksteal (pyproject's addopts) a worker that runs out of tests takes half of the
+    longest queue's remainder, so the run ends on short tests, not on a long one that one
+    worker started last while the others had finished."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
 _TIMES = os.environ.get("REVIEW_AGENT_TEST_TIMES")
 
 

@@ -52,6 +52,7 @@ def real_conflict(repo: Repo) -> None:
     repo.git("add", "src/app.py")
 
 
+@pytest.mark.slow
 def test_a_real_merge_conflict_left_in_a_file_stops_the_commit(hooked: Repo) -> None:
     real_conflict(hooked)
     before = head(hooked)
@@ -65,6 +66,7 @@ def test_a_real_merge_conflict_left_in_a_file_stops_the_commit(hooked: Repo) -> 
     assert "fail_on_conflicts: false" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [MERGE_STYLE, DIFF3_STYLE], ids=["merge", "diff3"])
 def test_a_staged_marker_stops_the_commit(hooked: Repo, content: str) -> None:
     before = head(hooked)
@@ -76,6 +78,7 @@ def test_a_staged_marker_stops_the_commit(hooked: Repo, content: str) -> None:
     assert "commit stopped: 1 merge conflict marker found (src/pick.py:2)" in out
 
 
+@pytest.mark.slow
 def test_fail_on_conflicts_false_makes_markers_advisory(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     assert run_cli(repo.path, "install").returncode == 0
@@ -120,6 +123,7 @@ def test_ci_fails_the_pipeline_on_a_marker(repo_with_commit: Repo) -> None:
     assert '"ruleId": "conflict-marker"' in res.stdout
 
 
+@pytest.mark.slow
 def test_pre_commit_run_all_files_says_run_failed(repo_with_commit: Repo,
                                                   hook_repo_copy: Path) -> None:
     repo = repo_with_commit

@@ -54,6 +54,7 @@ def _cases(repo: Repo) -> dict[str, tuple[list[str], dict[str, str]]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_outcome_writes_the_document_to_stdout(repo_with_commit: Repo, fmt: str) -> None:
     for name, (args, env) in _cases(repo_with_commit).items():
@@ -65,6 +66,7 @@ def test_every_outcome_writes_the_document_to_stdout(repo_with_commit: Repo, fmt
         assert "Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ("sarif", "json", "gitlab", "text"))
 def test_every_outcome_writes_the_output_file(repo_with_commit: Repo, fmt: str) -> None:
     for i, (name, (args, env)) in enumerate(_cases(repo_with_commit).items()):

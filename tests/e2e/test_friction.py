@@ -83,6 +83,7 @@ def test_every_config_error_is_reported_at_once(repo_with_commit: Repo) -> None:
 # --- colour
 
 
+@pytest.mark.slow
 def test_color_always_never_and_force_color(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     # an error, which the text report colours red
@@ -112,6 +113,7 @@ def _many_files(repo: Repo, n: int = 60) -> None:
     repo.commit("many", {f"pkg/m{i}.py": PRINTS for i in range(n)})
 
 
+@pytest.mark.slow
 def test_a_progress_line_on_stderr_for_long_work_without_a_model(repo_with_commit: Repo
                                                                  ) -> None:
     _many_files(repo_with_commit)

@@ -211,6 +211,7 @@ def test_first_commit_of_a_new_repository(git_repo: Repo) -> None:
     assert "app.py:3: error [sql-injection]" in res.stdout
 
 
+@pytest.mark.slow
 def test_untested_change_only_where_the_repository_has_tests(repo_with_commit: Repo,
                                                             git_repo: Repo) -> None:
     body = ("def add(a, b):\n    if a is None or b is None:\n        raise ValueError('a and b')\n"

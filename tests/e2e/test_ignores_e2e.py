@@ -8,6 +8,8 @@ import re
 import string
 from pathlib import Path
 
+import pytest
+
 from review_agent.report.common import SUMMARY_PATTERN
 from tests.conftest import Repo
 from tests.helpers import run_cli
@@ -78,6 +80,7 @@ def fake_key() -> str:
     return "AKIA" + "".join(rng.choice(string.ascii_uppercase + "234567") for _ in range(16))
 
 
+@pytest.mark.slow
 def test_baseline_hides_known_findings_after_a_line_shift(git_repo: Repo, tmp_path: Path
                                                           ) -> None:
     key = fake_key()
@@ -104,6 +107,7 @@ def test_baseline_hides_known_findings_after_a_line_shift(git_repo: Repo, tmp_pa
     assert m is not None and m.group("findings") == "1"
 
 
+@pytest.mark.slow
 def test_baseline_from_config_and_a_changed_line_is_new_again(git_repo: Repo) -> None:
     body = "def compute(x):\n    print(x)\n    return x\n"
     git_repo.stage({"pkg/show.py": body})

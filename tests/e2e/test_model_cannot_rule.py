@@ -11,6 +11,8 @@ import random
 import string
 from typing import Any
 
+import pytest
+
 from tests.conftest import Repo
 from tests.helpers import run_cli
 from tests.model_server import ModelServer, findings
@@ -71,6 +73,7 @@ def test_a_model_cannot_change_a_builtin_finding(repo_with_commit: Repo) -> None
         assert mine[0]["message"].startswith("breakpoint() left in added code")
 
 
+@pytest.mark.slow
 def test_a_flood_of_model_errors_cannot_push_ours_off_the_report(repo_with_commit: Repo
                                                                  ) -> None:
     """--max-findings (50) and GitHub's ten annotations a level: a model answering with 80

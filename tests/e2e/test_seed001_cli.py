@@ -216,6 +216,7 @@ def test_external_calls_false_keeps_the_model_uncalled(work: Path) -> None:
     assert out["specialist_artifact"]["kind"] == "tests"  # the deterministic specialist
 
 
+@pytest.mark.slow
 def test_model_failed_is_true_when_a_model_step_failed(work: Path) -> None:
     with ModelServer(default=status(500, body='{"error": "down"}')) as srv:
         out = team(work, "write pytest tests for the CSV importer", "--brief", "brief.yaml",

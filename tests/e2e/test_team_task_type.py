@@ -70,6 +70,7 @@ def test_a_configured_model_classifies(tmp_path: Path) -> None:
     content("I think this is an implementation task."),  # no JSON at all
     status(500, body='{"error": "down"}'),
 ], ids=["unknown kind", "prose", "server error"])
+@pytest.mark.slow
 def test_the_keywords_are_the_fallback(tmp_path: Path, reply: Reply) -> None:
     with ModelServer(responder=_answers(reply)) as srv:
         out = task(tmp_path, "Implement duplicate id rejection in the CSV importer", *_model(srv))

@@ -23,6 +23,7 @@ def failing_model_run(repo: Repo, *args: str) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "sarif"])
 def test_model_failure_is_on_stderr_and_stdout_is_the_document(repo_with_commit: Repo, fmt: str
                                                                ) -> None:
@@ -37,6 +38,7 @@ def test_model_failure_is_on_stderr_and_stdout_is_the_document(repo_with_commit:
         assert doc["version"] == "2.1.0"
 
 
+@pytest.mark.slow
 def test_text_format_keeps_warnings_off_stdout(repo_with_commit: Repo) -> None:
     code, out, err = failing_model_run(repo_with_commit)
     assert code == 0, err
@@ -45,6 +47,7 @@ def test_text_format_keeps_warnings_off_stdout(repo_with_commit: Repo) -> None:
     assert out.splitlines()[0].startswith("src/app.py:2: warning [debug-print]")
 
 
+@pytest.mark.slow
 def test_output_file_and_quiet_still_warn_on_stderr(repo_with_commit: Repo) -> None:
     report = repo_with_commit.path.parent / "r.json"
     code, out, err = failing_model_run(repo_with_commit, "--format", "json", "--output",

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from review_agent.report.common import SUMMARY_PATTERN
 from review_agent.vcs.whole_files import blob_id, whole_file
 from tests.conftest import Repo
@@ -32,6 +34,7 @@ def pre_commit_run(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.slow
 def test_pre_commit_run_all_files_reviews_committed_files(repo_with_commit: Repo,
                                                           hook_repo_copy: Path) -> None:
     repo = repo_with_commit
@@ -53,6 +56,7 @@ def test_pre_commit_run_all_files_reviews_committed_files(repo_with_commit: Repo
     assert proc.returncode == 0 and "eval-exec" not in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 def test_pre_commit_run_files_reviews_the_named_file_whole(repo_with_commit: Repo,
                                                            hook_repo_copy: Path) -> None:
     repo = repo_with_commit
@@ -65,6 +69,7 @@ def test_pre_commit_run_files_reviews_the_named_file_whole(repo_with_commit: Rep
     assert "reviewed 1 file whole" in out
 
 
+@pytest.mark.slow
 def test_pre_commit_deletion_only_and_commit_all(repo_with_commit: Repo,
                                                  hook_repo_copy: Path) -> None:
     repo = repo_with_commit
@@ -84,6 +89,7 @@ def test_pre_commit_deletion_only_and_commit_all(repo_with_commit: Repo,
     assert "whole" not in out  # a commit reviews the staged diff, not whole files
 
 
+@pytest.mark.slow
 def test_pre_commit_rename_stays_a_rename(repo_with_commit: Repo, hook_repo_copy: Path) -> None:
     repo = repo_with_commit
     use_pre_commit(repo, hook_repo_copy)
@@ -96,6 +102,7 @@ def test_pre_commit_rename_stays_a_rename(repo_with_commit: Repo, hook_repo_copy
     assert "whole" not in out
 
 
+@pytest.mark.slow
 def test_review_all_files_and_paths(repo_with_commit: Repo) -> None:
     repo = repo_with_commit
     key = committed_problems(repo)
@@ -121,6 +128,7 @@ def test_review_all_files_and_paths(repo_with_commit: Repo) -> None:
     assert snapshot(repo.path) == before
 
 
+@pytest.mark.slow
 def test_review_paths_errors_are_one_line(repo_with_commit: Repo, tmp_path: Path) -> None:
     for args, words in ((["review", "nope.py"], "no such file or directory: nope.py"),
                         (["review", "--staged", "README.md"], "not with --staged"),

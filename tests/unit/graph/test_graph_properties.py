@@ -255,6 +255,7 @@ def valid_graphs(draw: st.DrawFn) -> dict[str, Any]:
             "nodes": nodes, "edges": edges, "finalize": {"artifact": "out", "function": "fin"}}
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=valid_graphs(), seed=st.integers(0, 2**16))
 def test_graphs_valid_by_construction_pass_and_run_within_limits(data: dict[str, Any],

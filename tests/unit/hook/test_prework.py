@@ -34,6 +34,7 @@ def many_files(repo: Repo, n: int = 600) -> None:
         + (f"KEY = '{AWS}'\n" if i % 100 == 3 else "") for i in range(n)})
 
 
+@pytest.mark.slow
 def test_files_worked_on_ahead_are_what_the_review_computes(repo_with_commit: Repo,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
@@ -96,6 +97,7 @@ def test_work_done_for_other_bytes_settings_or_hunks_is_not_taken(repo_with_comm
         change, blobs, done=[w.secret_hits for w in work]))
 
 
+@pytest.mark.slow
 def test_a_hook_given_pre_commits_names_reports_what_a_review_does(repo_with_commit: Repo
                                                                    ) -> None:
     """pre-commit passes the staged files' names: the early read and the work ahead run,

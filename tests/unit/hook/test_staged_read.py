@@ -304,6 +304,7 @@ def test_a_big_change_is_diffed_once(repo_with_commit: Repo, git_log: Path) -> N
     assert not any("--numstat" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_the_reader_leaves_the_interpreter_as_it_found_it(repo_with_commit: Repo,
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:

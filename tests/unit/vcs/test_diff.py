@@ -174,6 +174,7 @@ def rebuild(old: list[str], fc: FileChange) -> list[str]:
     return out + old[pos:]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(old=CONTENT, new=CONTENT)
 def test_staged_content_round_trips_through_the_parser(old: str, new: str) -> None:
@@ -200,6 +201,7 @@ def test_staged_content_round_trips_through_the_parser(old: str, new: str) -> No
         assert rebuild(lines_of(old), files["changed.txt"]) == lines_of(new)
 
 
+@pytest.mark.slow
 def test_a_patch_fed_in_pieces_parses_as_a_whole(repo_with_commit: Repo) -> None:
     """PatchStream (the hook parses as git writes) against parse, cut at random places:
     renames, a binary, a typechange, an oversized file and sections bigger than a chunk."""
