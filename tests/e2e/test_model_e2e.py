@@ -30,14 +30,15 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("review_agent.cli.entry
 
 # lines 2 to 4 added; line 2 gets the builtin debug-print finding
 CHANGED = "def add(a, b):\n    print(a)\n    total = a + b\n    return total\n"
-TIMEOUT = 3.0
+TIMEOUT = 3.0  # where the model fails: the deadline the run must end by
+ANSWERED = 60.0  # where it answers: a bound a busy machine cannot reach, never waited out
 
 
-def hook(repo: Repo, srv: ModelServer, *extra: str, fmt: str = "json"
-         ) -> tuple[int, str, str, float]:
+def hook(repo: Repo, srv: ModelServer, *extra: str, fmt: str = "json",
+         timeout: float = ANSWERED) -> tuple[int, str, str, float]:
     started = time.monotonic()
     proc = run_cli(repo.path, "hook", "--model", "openai:test", "--base-url", srv.base_url,
-                   "--timeout", str(TIMEOUT), "--format", fmt, *extra)
+                   "--timeout", str(timeout), "--format", fmt, *extra)
     return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
 
 
@@ -90,7 +91,7 @@ def test_each_failure_exits_0_with_a_warning_and_builtin_findings(repo_with_comm
     repo_with_commit.stage({"src/app.py": CHANGED})
     with ModelServer(default=FAILURES[kind]) as srv:
         # HANG never answers: the run ends only because --timeout bounds the model phase
-        code, out, err, _ = hook(repo_with_commit, srv, fmt="text")
+        code, out, err, _ = hook(repo_with_commit, srv, fmt="text", timeout=TIMEOUT)
     assert code == 0, err
     assert "src/app.py:2: warning [debug-print]" in out
     assert "model openai:test failed" in out + err
@@ -101,7 +102,7 @@ def test_each_failure_exits_0_with_a_warning_and_builtin_findings(repo_with_comm
 def test_strict_turns_a_failed_model_into_exit_1(repo_with_commit: Repo, kind: str) -> None:
     repo_with_commit.stage({"src/app.py": CHANGED})
     with ModelServer(default=FAILURES[kind]) as srv:
-        code, out, err, _ = hook(repo_with_commit, srv, "--strict")
+        code, out, err, _ = hook(repo_with_commit, srv, "--strict", timeout=TIMEOUT)
     assert code == 1, err
     data = json.loads(out)
     assert any(f["rule"] == "debug-print" for f in data["findings"])
