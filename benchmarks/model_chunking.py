@@ -50,11 +50,13 @@ def make_repo(base: Path, n: int) -> Path:
 
 def bundle_for(repo: Path, n: int) -> object:
     from review_agent.context.staging import stage_review_context
+    from review_agent.secrets.known import KnownSecrets
 
     change = git.staged_change(repo)
     shas = sorted({f.new_sha for f in change.files})
     blobs = git.read_blobs(repo, shas, 1 << 20)
-    return stage_review_context(change, blobs, Options(max_context_bytes=1 << 30))
+    return stage_review_context(change, blobs, Options(max_context_bytes=1 << 30),
+                                known=KnownSecrets())
 
 
 def responder(latency: float):  # type: ignore[no-untyped-def]

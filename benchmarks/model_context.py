@@ -70,6 +70,11 @@ except ImportError:  # before the model modules' split
     from review_agent.models.openai import reply_tokens, review_user_message  # type: ignore
 from review_agent.models.chunking import MARGIN  # noqa: E402
 
+try:  # a change's secret values, an object handed to the staging and the model
+    from review_agent.secrets.known import KnownSecrets
+except ImportError:  # before: a module-level collector
+    KnownSecrets = None  # type: ignore[assignment,misc]
+
 try:
     from review_agent.models.tokens import estimate_tokens
 except ImportError:
@@ -120,9 +125,16 @@ def commits(root: Path, per_repo: int, scan: int) -> list[tuple[str, str]]:
     return out
 
 
-def bundle_of(root: Path, base: str, head: str) -> tuple[Any, Any, dict[str, bytes | None]]:
+def bundle_of(root: Path, base: str, head: str
+              ) -> tuple[Any, Any, dict[str, bytes | None], dict[str, Any]]:
+    """The change, its bundle, its blobs and the model settings that carry the values the
+    staging found (masked at the wire)."""
     change, blobs = with_new_blobs(root, git.range_change(root, base, head))
-    return change, stage_review_context(change, blobs, Options()), blobs
+    if KnownSecrets is None:
+        return change, stage_review_context(change, blobs, Options()), blobs, {}
+    known = KnownSecrets()
+    bundle = stage_review_context(change, blobs, Options(), known=known)
+    return change, bundle, blobs, {"known_secrets": known}
 
 
 # -- reading a request as the model reads it ------------------------------------------------
@@ -249,10 +261,11 @@ def fits(bundle: Any, budget: int) -> bool:
     return estimate_tokens(render_bundle(bundle._replace(files=files))) <= room
 
 
-def review(bundle: Any, srv: ModelServer, budget: int, cache: bool) -> tuple[Any, list[Any]]:
+def review(bundle: Any, srv: ModelServer, budget: int, cache: bool,
+           known: dict[str, Any]) -> tuple[Any, list[Any]]:
     before = len(srv.requests)
     settings = ModelSettings(base_url=srv.base_url, timeout=600, cache=cache,
-                             token_budget=budget, workers=1)
+                             token_budget=budget, workers=1, **known)
     reply = make_adapter("openai:bench", settings).review(SYSTEM, bundle)
     return reply, srv.requests[before:]
 
@@ -270,14 +283,14 @@ def measure(repos: list[Path], per_repo: int, budget: int, scan: int) -> dict[st
     with ModelServer() as srv:
         for root, sha, parent in picked:
             try:
-                change, bundle, blobs = bundle_of(root, parent, sha)
+                change, bundle, blobs, known = bundle_of(root, parent, sha)
             except GitError:  # a mirror without some of the commit's objects
                 out["unreadable"] = out.get("unreadable", 0) + 1
                 continue
             if len(bundle.files) < 2:
                 continue
             bundles.append((root, parent, sha))
-            reply, recs = review(bundle, srv, budget, cache=False)
+            reply, recs = review(bundle, srv, budget, cache=False, known=known)
             out["commits"] += 1
             out["one_request"] += reply.requests == 1
             fit = fits(bundle, budget)
@@ -304,10 +317,10 @@ def measure(repos: list[Path], per_repo: int, budget: int, scan: int) -> dict[st
             for _ in range(2):  # the history replayed commit by commit, twice
                 parts = cached = 0
                 for root, parent, sha in bundles:
-                    # staged again: what the staging found (secrets.known) is masked in the
-                    # request at the wire, for the change staged last
-                    _, bundle, _ = bundle_of(root, parent, sha)
-                    reply, _ = review(bundle, srv, budget, cache=True)
+                    # staged again: what the staging found is masked in the request at the
+                    # wire (the settings carry it)
+                    _, bundle, _, known = bundle_of(root, parent, sha)
+                    reply, _ = review(bundle, srv, budget, cache=True, known=known)
                     parts += reply.parts
                     cached += reply.cached_parts
                 replays.append((parts, cached))
@@ -333,12 +346,12 @@ def growing(repos: list[Path], srv: ModelServer, budget: int, pushes: int = 8
         base = line[0]
         for head in line[1:]:
             try:
-                _, bundle, _ = bundle_of(root, base, head)
+                _, bundle, _, known = bundle_of(root, base, head)
             except GitError:
                 continue
             if not bundle.files:
                 continue
-            reply, _ = review(bundle, srv, budget, cache=True)
+            reply, _ = review(bundle, srv, budget, cache=True, known=known)
             parts += reply.parts
             cached += reply.cached_parts
             requests += reply.requests

@@ -27,6 +27,7 @@ from review_agent.config.options import Options
 from review_agent.errors import GitError
 from review_agent.records import FileChange, Finding
 from review_agent.review.pipeline import review_change
+from review_agent.secrets.known import KnownSecrets
 from review_agent.vcs import git
 
 HUNK_LINES = 40  # at most this many diff lines shown around a finding
@@ -77,7 +78,8 @@ def review_repo(root: Path, n: int) -> tuple[list[dict[str, Any]], int, list[flo
             continue
         added += sum(fc.added for fc in change.files if not fc.binary)
         started = time.perf_counter()
-        report = review_change(root, change, options, trigger="review_pipeline")
+        report = review_change(root, change, options, known=KnownSecrets(),
+                               trigger="review_pipeline")
         times.append(time.perf_counter() - started)
         by_path = {fc.path: fc for fc in change.files}
         for f in report.findings:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from review_agent.fingerprints import bare_rule, fingerprint, secret_rows, unique
 from review_agent.records import SEVERITY_RANK, Change, Finding
+from review_agent.secrets.known import KnownSecrets
 
 SIMILAR = 0.6  # word-set overlap above which two messages on one line say the same thing
 _WORD = re.compile(r"[a-z0-9_]+")
@@ -80,9 +81,10 @@ def line_texts(change: Change) -> dict[tuple[str, int], str]:
     return out
 
 
-def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str] | None = None
-          ) -> tuple[Finding, ...]:
-    """Merge duplicates, give each a unique stable fingerprint, sort by path then line."""
+def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str] | None = None,
+          known: KnownSecrets | None = None) -> tuple[Finding, ...]:
+    """Merge duplicates, give each a unique stable fingerprint, sort by path then line.
+    `known`: the change's secret values, kept out of the fingerprints of `line_texts`."""
     texts = line_texts or {}
     by_place: dict[tuple[str, int], list[Finding]] = {}
     # deterministic findings first: a model finding then folds into one of them, and an
@@ -99,7 +101,7 @@ def merge(findings: Iterable[Finding], line_texts: Mapping[tuple[str, int], str]
     hidden = secret_rows(merged)  # lines a fingerprint must not hash
     # a fingerprint set upstream (the secret scanner's) is kept, only made unique
     return tuple(unique(f._replace(fingerprint=f.fingerprint or fingerprint(
-        f, texts.get((f.path, f.line), ""), f.line in hidden.get(f.path, ())))
+        f, texts.get((f.path, f.line), ""), f.line in hidden.get(f.path, ()), known))
         for f in merged))
 
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from review_agent.records import Finding
-from review_agent.secrets import known
+from review_agent.secrets.known import KnownSecrets
 
 NEIGHBOUR_REACH = 20  # lines searched above and below for a non-blank neighbour
 LINE_KEY = 8  # the leading hex digits of a fingerprint that name the line alone
@@ -38,10 +38,11 @@ def _hex(*parts: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def value_free(text: str) -> str:
-    """`text` with every secret value found in the change replaced by its rule's name (the
-    same on every machine: the placeholder's keyed hash is left out)."""
-    return _PLACEHOLDER.sub(r"[REDACTED:\1]", known.scrub(text))
+def value_free(text: str, known: KnownSecrets | None) -> str:
+    """`text` with every secret value found in the change (`known`) replaced by its rule's
+    name (the same on every machine: the placeholder's keyed hash is left out)."""
+    scrubbed = known.scrub(text) if known is not None else text
+    return _PLACEHOLDER.sub(r"[REDACTED:\1]", scrubbed)
 
 
 def secret_rows(findings: Iterable[Finding]) -> dict[str, frozenset[int]]:
@@ -53,31 +54,34 @@ def secret_rows(findings: Iterable[Finding]) -> dict[str, frozenset[int]]:
     return {p: frozenset(r) for p, r in rows.items()}
 
 
-def _shown(no: int, text: str, hidden: Collection[int]) -> str:
-    return SECRET_LINE if no in hidden else _norm(value_free(text))
+def _shown(no: int, text: str, hidden: Collection[int], known: KnownSecrets) -> str:
+    return SECRET_LINE if no in hidden else _norm(value_free(text, known))
 
 
-def fingerprint(finding: Finding, line_text: str = "", hidden: bool = False) -> str:
+def fingerprint(finding: Finding, line_text: str = "", hidden: bool = False,
+                known: KnownSecrets | None = None) -> str:
     """Stable id: path, rule and the normalised content of the line, not its number
-    (`hidden`: the line holds a reported secret)."""
-    norm = SECRET_LINE if hidden else _norm(value_free(line_text))
+    (`hidden`: the line holds a reported secret; `known`: the change's secret values, none
+    of which is hashed; None only where `line_text` is empty)."""
+    norm = SECRET_LINE if hidden else _norm(value_free(line_text, known))
     key = "\0".join((finding.path, bare_rule(finding.rule), norm or str(finding.line)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def context_fingerprint(f: Finding, lines: Sequence[str], hidden: Collection[int] = (),
-                        own: str = "") -> str:
+                        own: str = "", *, known: KnownSecrets) -> str:
     """16 hex digits: 8 for the path, rule and the line's normalised text, 8 more for those
     and the nearest non-blank neighbours. Line numbers play no part, so lines added or
     removed elsewhere change nothing; a baseline matches on all 16, else on the first 8
     (the neighbours changed, the line did not). `hidden`: the line numbers holding a
-    reported secret; `own`: a secret finding's own part (`redaction.secret_fingerprint`)."""
+    reported secret; `own`: a secret finding's own part (`redaction.secret_fingerprint`);
+    `known`: the change's secret values, none of which is hashed."""
     i = f.line - 1
-    text = _shown(f.line, lines[i], hidden) if 0 <= i < len(lines) else ""
-    above = next((_shown(n + 1, lines[n], hidden)
+    text = _shown(f.line, lines[i], hidden, known) if 0 <= i < len(lines) else ""
+    above = next((_shown(n + 1, lines[n], hidden, known)
                   for n in range(max(0, i) - 1, max(0, i - NEIGHBOUR_REACH) - 1, -1)
                   if lines[n].strip()), "")
-    below = next((_shown(n + 1, lines[n], hidden)
+    below = next((_shown(n + 1, lines[n], hidden, known)
                   for n in range(i + 1, min(len(lines), i + 1 + NEIGHBOUR_REACH))
                   if lines[n].strip()), "")
     key = (f.path, bare_rule(f.rule), text or str(f.line), *((own,) if own else ()))

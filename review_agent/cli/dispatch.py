@@ -107,18 +107,20 @@ def run(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str],
             load_options,
             worktree_reader,
         )
+        from review_agent.secrets.known import KnownSecrets  # lazy: per command
 
         here = _root_or_none()
         options = load_options(args, worktree_reader(here), root=here)
+        known = KnownSecrets()  # the values found by this scan, masked in its report
         if here is None and not args.paths and not args.staged and _bare():
             from review_agent.commands.secrets_cmd import history_report  # lazy: per command
 
-            report = history_report(Path.cwd(), options)  # no work tree: its history
+            report = history_report(Path.cwd(), options, known)  # no work tree: its history
         else:
             report = secrets_command(root=here, staged=args.staged, paths=args.paths,
-                                     options=options)
+                                     options=options, known=known)
         return write_and_exit(report, options, args.fail_on is not None, args.fmt or "text",
-                              args.output, stream, args.color, args.quiet)
+                              args.output, stream, args.color, args.quiet, known)
     if cmd == "report":
         from review_agent.commands.report_cmd import merge_command  # lazy: per command
 

@@ -21,7 +21,7 @@ from review_agent.review.gate import gates
 from review_agent.review.pipeline import review_change, review_incomplete
 from review_agent.review.range_options import range_options
 from review_agent.review.sharding import Shard, auto_shard, parse_shard, shard_files
-from review_agent.secrets import known
+from review_agent.secrets.known import KnownSecrets
 from review_agent.vcs import containment, git
 
 # shallow clones are deepened by these many commits, then to the full history
@@ -166,13 +166,14 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
     owned = None if part.total == 1 else {f.path for f in shard_files(change, part)}
     options = options._replace(excerpts=shows_excerpts(
         fmt, "review_pipeline", part.label if part.total > 1 else ""))
+    known = KnownSecrets()  # this change's secret values, masked in every report of it
     with activity(f"reviewing {files(len(change.files))}", options.model):
-        report = review_change(root, change, options, trigger="review_pipeline",
+        report = review_change(root, change, options, known=known, trigger="review_pipeline",
                                events_path=events_path, prompt_files=prompt_files, part=owned)
     if part.total > 1:
         report = report._replace(shard=part.label)
-    report = safe_report(report)
-    emit(report, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet,
+    report = safe_report(report, known)
+    emit(report, known=known, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet,
          verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":

@@ -14,7 +14,7 @@ from review_agent.records import SEVERITY_RANK, Report
 from review_agent.report import text, writer
 from review_agent.report.common import safe_report, summary_line
 from review_agent.report.nothing import nothing_report
-from review_agent.secrets import known
+from review_agent.secrets.known import KnownSecrets
 from review_agent.text.printable import one_line
 
 FAIL_RANK = {"error": 3, "warning": 2, "info": 1}
@@ -33,14 +33,15 @@ def use_color(stream: TextIO, color: str = "auto") -> bool:
     return bool(isatty and isatty())
 
 
-def emit(report: Report, *, fmt: str, output: str | None, stream: TextIO, color: str,
-         quiet: bool, verbose: bool = False) -> None:
+def emit(report: Report, *, known: KnownSecrets, fmt: str, output: str | None, stream: TextIO,
+         color: str, quiet: bool, verbose: bool = False) -> None:
     """Write the report to --output (and a summary to stdout) or to stdout; its warnings
-    (a model failure, a spent limit, dropped model findings) go to stderr in every format."""
+    (a model failure, a spent limit, dropped model findings) go to stderr in every format.
+    `known`: the secret values found in the reviewed change, masked in all of it."""
     if not shows_excerpts(fmt, report.trigger_source, report.shard):
         report = report._replace(files=())  # nothing to scrub that is not shown
     report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
-    report = safe_report(report)  # model text through the secret masker, in every format
+    report = safe_report(report, known)  # model text through the secret masker, every format
     write_warnings(report)
     if verbose:
         _explain(report)
@@ -80,7 +81,8 @@ def emit_nothing(message: str, *, fmt: str, output: str | None, stream: TextIO,
     elif output:
         _write_file(output, lambda fh: writer(fmt)(report, fh, color=False))
     else:
-        emit(report, fmt=fmt, output=None, stream=stream, color=color, quiet=quiet)
+        emit(report, known=KnownSecrets(), fmt=fmt, output=None, stream=stream, color=color,
+             quiet=quiet)
     if quiet:
         return
     if output:

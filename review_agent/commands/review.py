@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from review_agent.commands.split_run import Part
     from review_agent.config.options import Options
     from review_agent.review.file_work import FileWork
+    from review_agent.secrets.known import KnownSecrets
 
 # Only git and the records are imported up front: the configuration, the scanner and the
 # report writers (some 105 ms, which a hook skipped by SKIP does not pay) are imported when
@@ -80,6 +81,9 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         _nothing(args, stream, hook.label, "pre_commit", options.model)
         return 0
     from review_agent.review.pipeline import needs_test_search  # lazy: see REVIEW_MODULES
+    from review_agent.secrets.known import KnownSecrets  # lazy: see REVIEW_MODULES
+
+    known = KnownSecrets()  # this change's secret values, for the review and its fallback
 
     if needs_test_search(hook.change):
         reads.search_tests(root)
@@ -90,7 +94,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         try:
             return _review_and_report(root, hook.change, options, args, stream,
                                       trigger="pre_commit", blobs=hook.blobs, stopped=stopped,
-                                      ahead=ahead, reads=reads, part=hook.part)
+                                      ahead=ahead, reads=reads, part=hook.part, known=known)
         except (ConfigError, GraphError) as exc:  # the repository prompts or graph: without them
             if options.prompts_dir is None and options.graph is None:
                 raise
@@ -98,7 +102,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
             options = options._replace(prompts_dir=None, graph=None)
             return _review_and_report(root, hook.change, options, args, stream,
                                       trigger="pre_commit", blobs=hook.blobs, stopped=stopped,
-                                      ahead=ahead, reads=reads, part=hook.part)
+                                      ahead=ahead, reads=reads, part=hook.part, known=known)
     except ReviewAgentError as exc:
         # our own trouble is a warning; the secrets are still looked for
         warn(f"{exc}; review skipped, secrets scanned alone")
@@ -107,7 +111,7 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
         from review_agent.review.gate import secret_gate  # lazy: see REVIEW_MODULES
 
         try:
-            report = change_report(root, hook.change, options, hook.blobs)
+            report = change_report(root, hook.change, options, hook.blobs, known=known)
         except ReviewAgentError as failed:
             return scan_failed(failed, options, stopped)
         try:  # inline ignores and the baseline hold here too
@@ -116,10 +120,10 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
 
             change, blobs = ((hook.change, hook.blobs) if hook.blobs is not None
                              else with_new_blobs(root, hook.change, reads.read_blobs_sized))
-            report = filters.apply(report, root, change, blobs, options, warn)
+            report = filters.apply(report, root, change, blobs, options, warn, known=known)
         except ReviewAgentError as trouble:
             warn(f"{trouble}; every reported secret counts")
-        emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
+        emit(report, known=known, fmt=args.fmt or "text", output=args.output, stream=stream,
              color=args.color, quiet=args.quiet)
         return max(secret_gate(report.findings, options, stopped), int(options.strict))
 
@@ -438,11 +442,12 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
                        blobs: dict[str, bytes | None] | None = None,
                        stopped: str | None = None,
                        ahead: Mapping[str, FileWork] | None = None,
-                       reads: Prefetch | None = None, part: Part | None = None) -> int:
+                       reads: Prefetch | None = None, part: Part | None = None,
+                       known: KnownSecrets | None = None) -> int:
     """Review, write the report, and the exit code: `stopped` (the hook) names what a
     reported secret stops; `blobs` marks files reviewed whole; `ahead` and `reads` are the
-    hook's work done ahead and its reads (see `review_change`)."""
-    # lazy, the three: see REVIEW_MODULES
+    hook's work done ahead and its reads (see `review_change`); `known` gathers the
+    change's secret values (None: a new one, for this review alone)."""
     from review_agent.commands.output import (  # lazy: see REVIEW_MODULES
         emit,
         exit_code,
@@ -453,6 +458,9 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
         review_change,
         review_incomplete,
     )
+    from review_agent.secrets.known import KnownSecrets  # lazy: see REVIEW_MODULES
+
+    known = KnownSecrets() if known is None else known
 
     options = options._replace(excerpts=shows_excerpts(args.fmt or "text", trigger))
 
@@ -466,7 +474,8 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
     what = f"reviewing {files(len(change.files))}{' whole' if blobs is not None else ''}"
     with activity(what, options.model):
         report = review_change(
-            root, change, options, trigger=trigger, events_path=getattr(args, "events", None),
+            root, change, options, known=known, trigger=trigger,
+            events_path=getattr(args, "events", None),
             prompt_files=prompt_files, blobs=blobs, ahead=ahead,
             read_blobs=git.read_blobs_sized if reads is None else reads.read_blobs_sized,
             has_test_files=git.has_test_files if reads is None else reads.has_test_files)
@@ -478,7 +487,7 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
 
         report = report._replace(final_output={**report.final_output,
                                                "split_part": split_run.label(part)})
-    emit(report, fmt=args.fmt or "text", output=args.output, stream=stream,
+    emit(report, known=known, fmt=args.fmt or "text", output=args.output, stream=stream,
          color=args.color, quiet=args.quiet, verbose=args.verbose)
     if part is not None:
         whole = split_run.record(part, report, _state_dir())

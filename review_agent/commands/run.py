@@ -14,6 +14,7 @@ from review_agent.graph.engine import TRANSITION_EVENTS
 from review_agent.records import Change
 from review_agent.report.html import write
 from review_agent.review.pipeline import build_report, make_model, run_team, with_new_blobs
+from review_agent.secrets.known import KnownSecrets
 from review_agent.team.brief import load_brief
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import REVIEW_TRIGGERS, ROLES, TRIGGERS, initial_state
@@ -114,9 +115,10 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     policy = read_policy(policy_path, options)
     sources = read_context(context_paths)
     change, blobs = _review_change(trigger)
-    model = make_model(options)
-    ctx = TeamContext(model=model, options=options, change=change, blobs=blobs,
-                      prompts_dir=directory)
+    known = KnownSecrets()  # the secret values this run finds, masked in all it sends
+    model = make_model(options, known)
+    ctx = TeamContext(model=model, options=options, known_secrets=known, change=change,
+                      blobs=blobs, prompts_dir=directory)
     state = initial_state(input=task, trigger_source=trigger, requested_role=role,
                           human_brief=brief, context_sources=sources, model_spec=model.spec,
                           max_iterations=max_iterations or options.max_iterations or 1,
@@ -132,7 +134,8 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
         stream.write(json.dumps(output, sort_keys=True, indent=2, ensure_ascii=False,
                                 default=list) + "\n")
     elif fmt == "html":  # the proposal and its critique on one page
-        write(build_report(final, change or Change("", None, ()), options, trigger, 0.0), stream)
+        write(build_report(final, change or Change("", None, ()), options, trigger, 0.0,
+                           known=known), stream)
     else:
         stream.write(render_text(output))
     return 1 if output.get("status") == "failed" else 0

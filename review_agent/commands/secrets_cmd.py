@@ -15,6 +15,7 @@ from review_agent.findings import finding_disabled, merge
 from review_agent.models.progress import activity
 from review_agent.records import Change, Finding, Report
 from review_agent.review.pipeline import with_new_blobs
+from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.parallel import scan_paths_on_cores
 from review_agent.vcs import git
 from review_agent.vcs.walk import walk_files
@@ -23,16 +24,17 @@ if TYPE_CHECKING:
     from review_agent.secrets.hit import SecretHit
 
 
-def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], options: Options
-                    ) -> Report:
-    """Scan and build a report; nothing is sent anywhere, nothing is written."""
+def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], options: Options,
+                    known: KnownSecrets) -> Report:
+    """Scan and build a report; nothing is sent anywhere, nothing is written. The values of
+    a staged change's secrets are added to `known` (the report is masked of them)."""
     started = time.perf_counter()
     if staged and paths:
         raise ReviewAgentError("secrets: give --staged or PATHS, not both")
     if staged or not paths:
         if root is None:
             raise ReviewAgentError("not a git repository: give PATHS to scan files")
-        return change_report(root, git.staged_change(root), options)
+        return change_report(root, git.staged_change(root), options, known=known)
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         raise ReviewAgentError(f"no such file or directory: {missing[0]}")
@@ -43,9 +45,10 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
     return _report(hits, len(files), options, started)
 
 
-def history_report(git_dir: Path, options: Options) -> Report:
+def history_report(git_dir: Path, options: Options, known: KnownSecrets) -> Report:
     """A bare repository (no work tree, no index): every commit's added lines scanned, as
-    `gitleaks git` scans `git log -p`; each finding names the commit that added it."""
+    `gitleaks git` scans `git log -p`; each finding names the commit that added it. Every
+    value found is added to `known`: the report is masked of all of them."""
     started = time.perf_counter()
     commits = git.history(git_dir)
     found: list[Finding] = []
@@ -58,6 +61,7 @@ def history_report(git_dir: Path, options: Options) -> Report:
             files.update(f.path for f in change.files)
             hits = secrets.scan_change(change, blobs, allow=options.secrets_allow,
                                        allow_paths=options.secrets_allow_paths)
+            known.add(hits)
             found.extend(f._replace(message=f"{f.message} (commit {sha[:12]})")
                          for f in secrets.hit_findings(hits))
     report = _report([], len(files), options, started)
@@ -68,13 +72,16 @@ def history_report(git_dir: Path, options: Options) -> Report:
 
 
 def change_report(root: Path, change: Change, options: Options,
-                  blobs: dict[str, bytes | None] | None = None) -> Report:
-    """The secret scan alone over a change (the hook's fallback when the review cannot run)."""
+                  blobs: dict[str, bytes | None] | None = None, *, known: KnownSecrets
+                  ) -> Report:
+    """The secret scan alone over a change (the hook's fallback when the review cannot run);
+    the values found are added to `known`."""
     started = time.perf_counter()
     if blobs is None:
         change, blobs = with_new_blobs(root, change)
     hits = secrets.scan_change(change, blobs, allow=options.secrets_allow,
                                allow_paths=options.secrets_allow_paths)
+    known.add(hits)
     return _report(hits, len(change.files), options, started)
 
 
@@ -103,8 +110,9 @@ def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: 
 
 
 def write_and_exit(report: Report, options: Options, explicit_fail_on: bool, fmt: str,
-                   output: str | None, stream: TextIO, color: str, quiet: bool) -> int:
-    emit(report, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet)
+                   output: str | None, stream: TextIO, color: str, quiet: bool,
+                   known: KnownSecrets) -> int:
+    emit(report, known=known, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet)
     # Like gitleaks and detect-secrets-hook, a found secret exits 1 unless --fail-on says.
     if not explicit_fail_on:
         options = options._replace(fail_on="error")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from review_agent.config.options import Options
-from review_agent.secrets import redact_values
+from review_agent.secrets import redact
 
 RULES_PATH = ".review-agent/rules.md"
 MAX_CHARS = 3000
@@ -15,7 +15,7 @@ MAX_CHARS = 3000
 
 def cap(text: str, source: str, warn: Callable[[str], None]) -> str:
     """`text` cut to MAX_CHARS at a line end (said in a warning), without our delimiters."""
-    text = redact_values(text.replace("\r\n", "\n")).replace("RULES>>>", "RULES>>").strip()
+    text = redact(text.replace("\r\n", "\n"))[0].replace("RULES>>>", "RULES>>").strip()
     if len(text) <= MAX_CHARS:
         return text
     cut = text.rfind("\n", 0, MAX_CHARS + 1)

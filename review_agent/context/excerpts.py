@@ -28,15 +28,16 @@ SCOPE = "^"  # the kind of an enclosing scope's signature line shown above an ex
 
 
 def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: bool = True
-               ) -> tuple[ContextFile, int, list[SecretHit] | None]:
-    """A file's excerpts (text already redacted), how many secrets were redacted, and the
-    hits of its whole staged blob (None when no blob was scanned).
+               ) -> tuple[ContextFile, list[SecretHit], list[SecretHit] | None]:
+    """A file's excerpts (text already redacted), every secret redacted in them (for the
+    change's `KnownSecrets`), and the hits of its whole staged blob (None when no blob
+    was scanned).
 
     A rename, copy or mode change without edits has no excerpts but is still listed,
     so a reviewer knows it happened.
     """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
-    redacted = 0
+    redacted: list[SecretHit] = []
     # removed lines are redacted with the old side of their hunk (its unchanged lines
     # too), so a key split over lines, or a value whose name stays, is still caught
     removed = [ln for h in fc.hunks for ln in h.lines if ln.kind == "-"]
@@ -47,7 +48,7 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: boo
             continue
         text, hits = secrets.redact("\n".join(ln.text for ln in old_side), fc.path,
                                     allow=allow, allow_paths=allow_paths, recall=recall)
-        redacted += len(hits)
+        redacted.extend(hits)
         aligned = _aligned(text, len(old_side))
         for i, ln in enumerate(old_side):
             if ln.kind == "-":
@@ -60,9 +61,9 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: boo
                               if ln.kind == "-"))
             for h in fc.hunks if any(ln.kind == "-" for ln in h.lines))
     else:
-        excerpts, blob_hits, n = _new_side_excerpts(fc, blob, options, recall, removed,
-                                                    removed_text)
-        redacted += n
+        excerpts, blob_hits, found = _new_side_excerpts(fc, blob, options, recall, removed,
+                                                        removed_text)
+        redacted.extend(found)
     language = "symlink" if fc.is_symlink else language_of(fc.path)
     return ContextFile(fc.path, fc.old_path, fc.status, language, excerpts), redacted, blob_hits
 
@@ -77,9 +78,9 @@ def _aligned(text: str, count: int) -> dict[int, str]:
 
 def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, recall: bool,
                        removed: list[DiffLine], removed_text: dict[int, str]
-                       ) -> tuple[tuple[Excerpt, ...], list[SecretHit] | None, int]:
+                       ) -> tuple[tuple[Excerpt, ...], list[SecretHit] | None, list[SecretHit]]:
     """The excerpts of a changed file, the hits of what was scanned of its staged blob
-    (None without a blob), and how many secrets were redacted.
+    (None without a blob), and the secrets redacted.
 
     With a blob, only what can leave is scanned and redacted: the excerpt lines and their
     headers, widened by every rule's reach (see secrets.regions); the added lines are
@@ -87,12 +88,12 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
     """
     language = language_of(fc.path)
     if blob is None:
-        shown, n = _hunks_redacted(fc, options, recall)
+        shown, found = _hunks_redacted(fc, options, recall)
         layout = _layout(fc, max(shown, default=0), removed, removed_text,
                          options.context_lines,
                          partial(_whole_function, shown.get, language, None, NOWHERE))
         return _build(fc, layout, shown.get, lambda first: find_header_line(
-            shown.get, first, language), _scope_lines(layout, shown.get, language)), None, n
+            shown.get, first, language), _scope_lines(layout, shown.get, language)), None, found
     text = blob_text(blob)
     last = line_count(text)
     plain = _layout(fc, last, removed, removed_text, options.context_lines)
@@ -132,9 +133,9 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
         red.update(zip(range(lo, lo + count), _aligned(done, count).values(), strict=True))
     wide = _build(fc, layout, red.get, headers.get, scopes)
     if layout[0] == plain[0]:
-        return wide, hits, len(hits)
+        return wide, hits, hits
     narrow = _build(fc, plain, red.get, headers.get, plain_scopes)
-    return _with_narrow(wide, layout, narrow, plain), hits, len(hits)
+    return _with_narrow(wide, layout, narrow, plain), hits, hits
 
 
 def _with_narrow(wide: tuple[Excerpt, ...], layout: Layout, narrow: tuple[Excerpt, ...],
@@ -188,21 +189,21 @@ def _scope_lines(layout: Layout, get: Callable[[int], str | None], language: str
 
 
 def _hunks_redacted(fc: FileChange, options: Options, recall: bool
-                    ) -> tuple[dict[int, str], int]:
+                    ) -> tuple[dict[int, str], list[SecretHit]]:
     """No blob (too large to read): each hunk's new side as git shows it, redacted whole."""
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     out: dict[int, str] = {}
-    n = 0
+    found: list[SecretHit] = []
     for h in fc.hunks:
         side = [ln for ln in h.lines if ln.kind != "-" and ln.new_no is not None]
         if not side:
             continue
         text, hits = secrets.redact("\n".join(ln.text for ln in side), fc.path,
                                     allow=allow, allow_paths=allow_paths, recall=recall)
-        n += len(hits)
+        found.extend(hits)
         for i, t in _aligned(text, len(side)).items():
             out[side[i].new_no or 0] = t
-    return out, n
+    return out, found
 
 
 def blob_text(blob: bytes) -> str:

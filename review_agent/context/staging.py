@@ -11,13 +11,13 @@ from review_agent.context.excerpts import stage_file
 from review_agent.context.render import file_size
 from review_agent.context.skips import skip_reason
 from review_agent.records import Change, ContextBundle, ContextFile, FileChange
-from review_agent.secrets import SecretHit, kept, known
+from review_agent.secrets import KnownSecrets, SecretHit, kept
 from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.text.paths import SOURCE, is_test_path, language_of
 
 
 def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], options: Options,
-                         *, recall: bool = True, excerpts: bool = True,
+                         *, known: KnownSecrets, recall: bool = True, excerpts: bool = True,
                          skip_reasons: Sequence[str | None] | None = None,
                          added_hits: Sequence[Sequence[SecretHit] | None] = ()
                          ) -> ContextBundle:
@@ -29,11 +29,13 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     listed without excerpts and only their added lines are scanned, for the report.
     `skip_reasons[i]` and `added_hits[i]`, when given, are the i-th file's `skip_reason`
     and `secrets.scan_file` (with these options), found before (None: not found).
+    Every value found (in a path, a file's excerpts, an added line) is added to `known`,
+    the change's values, and masked in every file, header and path of the bundle.
     """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     budget = options.max_context_bytes
-    known.reset()  # a new change: what is found in it is redacted everywhere in it
     path_hits = scan_paths_of(change)
+    known.add(path_hits)
     not_reviewed: list[tuple[str, str]] = []
     staged: list[tuple[tuple[int, str], ContextFile, int, int]] = []
     hits: list[SecretHit] = []
@@ -53,7 +55,8 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
                                                       language, ()), 0, 0))
             rescan.append(i)
             continue
-        cf, redacted, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options, recall)
+        cf, found, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options, recall)
+        known.add(found)
         if blob_hits is None:
             rescan.append(i)
         else:  # what scan_change reports: the blob's hits that touch an added line
@@ -64,12 +67,14 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
         if size > budget:
             not_reviewed.append((fc.path, "too large"))
             continue
-        staged.append((_priority(fc), cf, size, redacted))
+        staged.append((_priority(fc), cf, size, len(found)))
     # every file is scanned, the ones not reviewed too
-    hits.extend(secrets.scan_change(
+    rescanned = secrets.scan_change(
         change._replace(files=tuple(changed[i] for i in rescan)), blobs, allow=allow,
         allow_paths=allow_paths,
-        done=[added_hits[i] if i < len(added_hits) else None for i in rescan]))
+        done=[added_hits[i] if i < len(added_hits) else None for i in rescan])
+    known.add(rescanned)  # a reported value is masked wherever else it is shown
+    hits.extend(rescanned)
     secret_findings = tuple(sorted(secrets.hit_findings(hits),
                                    key=lambda f: (f.path, f.line, f.rule)))
     kept: list[ContextFile] = []
@@ -93,16 +98,14 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
 
 def scan_paths_of(change: Change) -> list[SecretHit]:
     """Secrets in file and directory names (each component scanned like a line of text),
-    remembered so every output masks them."""
+    for the change's `KnownSecrets`, so every output masks them."""
     # one component per line (a path is names, not one long token), a blank line between
     # paths; one scan for all of them
     text = "\n\n".join(path.replace("/", "\n") for path in _paths(change))
     # a hex or UUID name (a content-addressed directory, a build id) stays readable: a path
     # is masked for a provider's token or a random-looking token, not for an id
-    hits = [h for h in secrets.scan_text(text, "", recall=True)
+    return [h for h in secrets.scan_text(text, "", recall=True)
             if not (h.rule in RECALL_RULES and kept.is_id_name(h.value))]
-    known.remember(hits)
-    return hits
 
 
 def _paths(change: Change) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ from review_agent.graph.ir import FINALIZE, Edge, Graph, Limits, Node
 from review_agent.graph.judges import DEFAULT_SCHEMA, judge_problem
 from review_agent.graph.templates import render
 from review_agent.graph.when import SCORE_SUBJECTS, Outcome, matches, node_score
-from review_agent.secrets import known
+from review_agent.secrets.known import KnownSecrets
 
 NodeFn = Callable[[dict[str, Any], Any], dict[str, Any]]
 EventSink = Callable[[dict[str, Any]], None]
@@ -352,8 +352,10 @@ def _finalize(graph: Graph, registry: Mapping[str, NodeFn], state: dict[str, Any
          result={"status": state.get("status")})
 
 
-def events_writer(path: str | Path) -> tuple[EventSink, Callable[[], None]]:
-    """An event sink appending JSON lines to `path`, and the function that closes it."""
+def events_writer(path: str | Path, known: KnownSecrets
+                  ) -> tuple[EventSink, Callable[[], None]]:
+    """An event sink appending JSON lines to `path`, and the function that closes it; every
+    line is masked of the values `known` holds when it is written (found so far)."""
     where = safe_write.redirected(path, [os.getcwd()])
     if where is not None:  # a branch's committed `logs -> ~/.config/...`
         raise ReviewAgentError(f"cannot write events to {path}: a link takes its directory "

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 from review_agent.records import ContextBundle, Finding
+from review_agent.secrets.known import KnownSecrets
 
 
 class ModelSettings(NamedTuple):
@@ -16,6 +17,9 @@ class ModelSettings(NamedTuple):
     token_budget: int = 12_000  # per request (estimated tokens)
     workers: int = 4
     send_key: bool = True  # False: the base URL only repository files name (no API key)
+    # the secret values found in the change under review, masked in every request (and what
+    # the last pass at the wire finds is added); None: each request's own values only
+    known_secrets: KnownSecrets | None = None
 
 
 class ModelReply(NamedTuple):

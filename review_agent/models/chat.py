@@ -42,7 +42,7 @@ from review_agent.models.request import (
 from review_agent.models.review_loop import AskFailed, Tally
 from review_agent.models.tokens import estimate_tokens
 from review_agent.records import ContextBundle, Finding
-from review_agent.secrets import redact_request
+from review_agent.secrets import KnownSecrets, redact_request
 
 T = TypeVar("T")
 
@@ -182,8 +182,11 @@ class ChatModel:
         # the final redaction pass, at the wire: the role prompt (rendered with the task and
         # brief the user typed) and the user message (the context, already redacted per
         # file) lose anything that could be a credential and every value found in the change
-        system, user = redact_request(system), redact_request(user)
-        keyed = user if cached_as is None else redact_request(cached_as)
+        known = self.settings.known_secrets
+        if known is None:  # no change under review: what each request holds
+            known = KnownSecrets()
+        system, user = redact_request(system, known), redact_request(user, known)
+        keyed = user if cached_as is None else redact_request(cached_as, known)
         k = cache.key(system, keyed, self.spec, self.base_url)
         root = self._root()
         if self.settings.cache:

@@ -17,6 +17,7 @@ from review_agent.config.options import Options
 from review_agent.fingerprints import context_fingerprint, secret_rows, unique
 from review_agent.records import Change, FileChange, Finding, Report
 from review_agent.review import baseline
+from review_agent.secrets.known import KnownSecrets
 
 
 def file_lines(change: Change, blobs: Mapping[str, bytes | None]
@@ -24,8 +25,8 @@ def file_lines(change: Change, blobs: Mapping[str, bytes | None]
     return {fc.path: new_lines(fc, blobs) for fc in change.files if fc.status != "D"}
 
 
-def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str] | None]
-                  ) -> list[Finding]:
+def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str] | None],
+                  known: KnownSecrets) -> list[Finding]:
     """Neighbour-aware fingerprints where the new-side file is known, none of them hashing
     a secret (`fingerprints`): a secret's own part (the scanner's value-free fingerprint)
     is folded into its place's."""
@@ -35,7 +36,8 @@ def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str]
         text = lines.get(f.path)
         if text is not None:
             own = f.fingerprint if f.source == "secrets" else ""
-            f = f._replace(fingerprint=context_fingerprint(f, text, hidden.get(f.path, ()), own))
+            f = f._replace(fingerprint=context_fingerprint(f, text, hidden.get(f.path, ()), own,
+                                                           known=known))
         out.append(f)
     return unique(out)
 
@@ -63,12 +65,13 @@ def baseline_path(root: Path, options: Options) -> Path | None:
 
 def apply(report: Report, root: Path, change: Change, blobs: Mapping[str, bytes | None],
           options: Options, warn: Callable[[str], None] | None = None, *,
-          pragma_flags: Sequence[bool] | None = None) -> Report:
+          known: KnownSecrets, pragma_flags: Sequence[bool] | None = None) -> Report:
     """The report with fingerprints set, inline-ignored findings dropped and baselined ones
     hidden; problems (an unreadable baseline, an unknown id in a pragma) become warnings.
-    `pragma_flags` are the change's files' `names_review_agent`, when found before."""
+    `pragma_flags` are the change's files' `names_review_agent`, when found before; `known`
+    the change's secret values, none of which a fingerprint hashes."""
     lines = file_lines(change, blobs)
-    findings = refingerprint(report.findings, lines)
+    findings = refingerprint(report.findings, lines, known)
     kept, _ = ignores.apply(findings, lines)
     warnings = list(ignores.unknown_ids(
         ((fc.path, no, text) for fc in _may_hold_pragmas(change, pragma_flags)

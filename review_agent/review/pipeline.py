@@ -21,6 +21,7 @@ from review_agent.records import Change, ContextBundle, Finding, Report, Reviewe
 from review_agent.review import filters
 from review_agent.review.file_work import FileSettings, FileWork, for_change
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.stream import skeleton
 from review_agent.team import NODES
 from review_agent.team.prompts import load_library, load_library_from_files
@@ -49,6 +50,7 @@ def review_change(
     change: Change,
     options: Options,
     *,
+    known: KnownSecrets,
     trigger: str,
     events_path: str | None = None,
     prompt_files: Mapping[str, str] | None = None,
@@ -70,6 +72,8 @@ def review_change(
     the hook's read them while it started). `ahead` is work done on files of the change
     before (by path, `file_work.analyse_file`), taken where it was done for the same file,
     blob and settings. `has_test_files` answers whether the repository has tests at all.
+    `known`, made by the command for this change alone, gathers every secret value found in
+    it (by the staging, at the wire, in a model's text); the caller masks its outputs of them.
     """
     started = time.perf_counter()
     check_reviewer_prompt(prompts_dir or options.prompts_dir, prompt_files)
@@ -83,8 +87,9 @@ def review_change(
         keep = {f.new_sha for f in change.files}
         blobs = {sha: b for sha, b in blobs.items() if sha in keep}
     ctx = TeamContext(
-        model=make_model(options),
+        model=make_model(options, known),
         options=options,
+        known_secrets=known,
         change=change,
         blobs=blobs,
         prompts_dir=prompts_dir or options.prompts_dir,
@@ -100,10 +105,12 @@ def review_change(
         approval_policy=options.approval_policy,
     )
     final = isolated_run(state, ctx, options.graph, events_path)
-    report = build_report(final, change, options, trigger, time.perf_counter() - started, kept)
+    report = build_report(final, change, options, trigger, time.perf_counter() - started, kept,
+                          known=known)
 
     flags = [w.names_review_agent for w in work] if len(work) == len(change.files) else None
-    report = filters.apply(report, root, change, blobs, options, pragma_flags=flags)
+    report = filters.apply(report, root, change, blobs, options, known=known,
+                           pragma_flags=flags)
     return report._replace(files=reviewed_files(change, ctx.bundle))
 
 
@@ -148,9 +155,11 @@ def with_deterministic(
         found = list(bundle.secret_findings)
     else:
         opts = ctx.options
-        found = secrets.hit_findings(secrets.scan_change(
+        scanned = secrets.scan_change(
             change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths,
-            done=hits))
+            done=hits)
+        ctx.known_secrets.add(scanned)  # a reported value is masked wherever else it is shown
+        found = secrets.hit_findings(scanned)
     deterministic = None if checked is None else tuple(found + checked)
     found.extend(checked or ())
     return ctx._replace(bundle=bundle, deterministic=deterministic), tuple(found), work
@@ -241,8 +250,8 @@ def with_new_blobs(root: Path, change: Change, read_blobs: BlobReader = git.read
     return change._replace(files=files), blobs
 
 
-def make_model(options: Options) -> ModelAdapter:
-
+def make_model(options: Options, known: KnownSecrets) -> ModelAdapter:
+    """The adapter `options` name; what it sends is masked of every value `known` holds."""
     return make_adapter(options.model, ModelSettings(
         base_url=options.base_url,
         timeout=options.timeout,
@@ -250,6 +259,7 @@ def make_model(options: Options) -> ModelAdapter:
         token_budget=dict(options.model_budgets).get(options.model, options.token_budget),
         workers=options.workers,
         send_key=options.api_key_allowed,
+        known_secrets=known,
     ))
 
 
@@ -263,7 +273,7 @@ def run_team(state: dict[str, Any], ctx: TeamContext, graph_path: str | None,
     emit: Callable[[dict[str, Any]], None] | None = None
     close: Callable[[], None] | None = None
     if events_path:
-        emit, close = events_writer(events_path)
+        emit, close = events_writer(events_path, ctx.known_secrets)
     if sink is not None:
         write, extra = emit, sink
 
@@ -295,7 +305,8 @@ def needs_test_search(change: Change) -> bool:
 
 
 def build_report(final: Mapping[str, Any], change: Change, options: Options, trigger: str,
-                 elapsed: float, kept: Sequence[Finding] = ()) -> Report:
+                 elapsed: float, kept: Sequence[Finding] = (), *, known: KnownSecrets
+                 ) -> Report:
     """The report of a graph run. When the run failed (a node raised, a model-backed one
     included), `kept`, the deterministic findings computed before it, are in the report
     with whatever findings the graph did return. A graph that ends early without failing
@@ -307,7 +318,7 @@ def build_report(final: Mapping[str, Any], change: Change, options: Options, tri
     lost = [f for f in kept if failed and (f.path, f.line, f.rule) not in have
             and not finding_disabled(f, options.disable)]
     if lost:
-        findings = merge([*findings, *lost], line_texts(change))
+        findings = merge([*findings, *lost], line_texts(change), known)
     not_reviewed = tuple(
         (str(item.get("path", "")), str(item.get("reason", "")))
         for item in out.get("not_reviewed") or ()

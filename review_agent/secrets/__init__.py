@@ -5,6 +5,7 @@ from __future__ import annotations
 from review_agent.secrets.examples import planted_examples
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.hit_findings import hit_findings
+from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.redaction import (
     hit_finding,
     mask,
@@ -18,6 +19,7 @@ from review_agent.secrets.scanner import scan_text
 from review_agent.secrets.staged import scan_change, scan_paths
 
 __all__ = [
-    "RULES", "Rule", "SecretHit", "hit_finding", "hit_findings", "mask", "planted_examples",
-    "redact", "redact_request", "redact_values", "scan_change", "scan_paths", "scan_text",
+    "RULES", "KnownSecrets", "Rule", "SecretHit", "hit_finding", "hit_findings", "mask",
+    "planted_examples", "redact", "redact_request", "redact_values", "scan_change",
+    "scan_paths", "scan_text",
 ]

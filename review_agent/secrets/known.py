@@ -1,8 +1,10 @@
-"""Values detected anywhere in the change, redacted wherever else they appear.
+"""Values detected anywhere in one change, redacted wherever else they appear.
 
 A password found in one file and reused in another, a token in a file name: redaction of
-one text cannot know them, so every redaction remembers what it found and every text that
-leaves (a model request, a report, an event) is scrubbed of all of them.
+one text cannot know them, so the edge that starts a review makes one `KnownSecrets`, each
+stage adds what it found, and every text that leaves (a model request, a report, an event)
+is scrubbed of all of them. Nothing here outlives the object: two reviews in one process
+share nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from review_agent.secrets.filters import char_classes, is_wordy
 from review_agent.secrets.hit import SecretHit
@@ -20,13 +22,13 @@ from review_agent.text.literals import longest_of
 
 MIN_LEN = 6  # shorter values are too likely to be ordinary words elsewhere
 RECALL_IDS = frozenset(RECALL_RULES)
-
-
 HEAD = 64  # a value is found by its first HEAD characters, then compared whole
+
+T = TypeVar("T")
 
 
 class _Chunk(NamedTuple):
-    """Some of the remembered values and one regex finding any of their heads (longest
+    """Some of the known values and one regex finding any of their heads (longest
     first); `values`: head -> the values starting with it, longest first."""
     values: dict[str, tuple[str, ...]]
     regex: re.Pattern[str]
@@ -41,50 +43,132 @@ def _chunk(values: Iterable[str]) -> _Chunk:
     return _Chunk(table, re.compile(longest_of(list(table))))
 
 
-_lock = threading.Lock()
-_values: dict[str, str] = {}  # value -> its placeholder
-# The values in chunks whose sizes halve from the first (a binary counter): a new batch is
-# one more chunk, merged with the ones no larger than it. Each value is compiled into a
-# regex O(log n) times in all and a text is searched by O(log n) regexes, where one regex
-# of every value, compiled again after each file, made a 1,500-file change quadratic.
-_chunks: list[_Chunk] = []
+class KnownSecrets:
+    """The secret values found in one change, each with its placeholder.
 
+    The values sit in chunks whose sizes halve from the first (a binary counter): a new
+    batch is one more chunk, merged with the ones no larger than it. Each value is compiled
+    into a regex O(log n) times in all and a text is searched by O(log n) regexes, where one
+    regex of every value, compiled again after each file, made a 1,500-file change quadratic.
+    The model phase's worker threads add what the wire pass finds, hence the lock.
+    """
 
-def remember(hits: Iterable[SecretHit]) -> None:
-    """Remember each hit's value (and each piece of a split one) for later scrubbing."""
-    new = {}
-    for h in hits:
-        ph = None
-        pieces = [h.value]
-        if h.pieces:
-            pieces += [p.strip() for p in h.value.split("\n")]
-        for v in pieces:
-            v = v.strip("\r")
-            # a provider's format is a secret whatever it looks like; a recall-tier value
-            # must also look unlike ordinary words before it is masked everywhere
-            ok = len(v) >= MIN_LEN if h.rule not in RECALL_IDS else _distinctive(v)
-            if ok and v not in _values and "[REDACTED:" not in v:
-                ph = ph or placeholder(h)
-                new[v] = ph
-    if new:
-        _add(new)
+    __slots__ = ("_values", "_chunks", "_lock")
 
+    def __init__(self) -> None:
+        self._values: dict[str, str] = {}  # value -> its placeholder
+        self._chunks: list[_Chunk] = []
+        self._lock = threading.Lock()
 
-def remember_values(values: dict[str, str]) -> None:
-    """Remember values with their placeholders, as `values()` returned them."""
-    _add(values)
+    @classmethod
+    def of(cls, hits: Iterable[SecretHit]) -> KnownSecrets:
+        """The values of `hits` alone."""
+        known = cls()
+        known.add(hits)
+        return known
 
+    def add(self, hits: Iterable[SecretHit]) -> None:
+        """Know each hit's value (and each piece of a split one) from now on; a value keeps
+        the placeholder of the first hit that found it, so adding hits in one batch or in
+        several is the same."""
+        new = {}
+        with self._lock:
+            have = self._values
+            for h in hits:
+                ph = None
+                pieces = [h.value]
+                if h.pieces:
+                    pieces += [p.strip() for p in h.value.split("\n")]
+                for v in pieces:
+                    v = v.strip("\r")
+                    # a provider's format is a secret whatever it looks like; a recall-tier
+                    # value must also look unlike ordinary words before it is masked everywhere
+                    ok = len(v) >= MIN_LEN if h.rule not in RECALL_IDS else _distinctive(v)
+                    if ok and v not in have and v not in new and "[REDACTED:" not in v:
+                        ph = ph or placeholder(h)
+                        new[v] = ph
+            if new:
+                self._add(new)
 
-def _add(values: dict[str, str]) -> None:
-    with _lock:
-        fresh = [v for v in values if v and v not in _values]
-        _values.update(values)
+    def add_values(self, values: dict[str, str]) -> None:
+        """Know values with their placeholders, as `values()` returned them."""
+        with self._lock:
+            self._add(values)
+
+    def _add(self, values: dict[str, str]) -> None:
+        fresh = [v for v in values if v and v not in self._values]
+        self._values.update(values)
         if not fresh:
             return
         batch = fresh
-        while _chunks and _size(_chunks[-1]) <= len(batch):
-            batch = [v for vs in _chunks.pop().values.values() for v in vs] + batch
-        _chunks.append(_chunk(batch))
+        chunks = self._chunks
+        while chunks and _size(chunks[-1]) <= len(batch):
+            batch = [v for vs in chunks.pop().values.values() for v in vs] + batch
+        chunks.append(_chunk(batch))
+
+    def values(self) -> dict[str, str]:
+        """Every known value with its placeholder."""
+        with self._lock:
+            return dict(self._values)
+
+    def scrub(self, text: str) -> str:
+        """`text` with every known value replaced by its placeholder."""
+        if not self._chunks:
+            return text
+        with self._lock:
+            chunks = list(self._chunks)
+        found = [se for c in chunks for se in _spans(c, text)]
+        if not found:
+            return text
+        if len(chunks) > 1:
+            found.sort(key=lambda se: (se[0], -se[1]))
+        out: list[str] = []
+        pos = 0
+        with self._lock:
+            for s, e in found:
+                if s < pos:  # overlapping values: the first one's placeholder stands for both
+                    pos = max(pos, e)
+                    continue
+                out.append(text[pos:s])
+                out.append(self._values.get(text[s:e], "[REDACTED]"))
+                pos = e
+        out.append(text[pos:])
+        return "".join(out)
+
+    def scrub_all(self, obj: T) -> T:
+        """`obj` (str, list, tuple, dict, NamedTuple, nested) with every string scrubbed."""
+        if not self._chunks:
+            return obj
+        result: T = self._scrub(obj)
+        return result
+
+    def _found(self, text: str) -> bool:
+        with self._lock:
+            chunks = list(self._chunks)
+        return any(_spans(c, text) for c in chunks)
+
+    def _found_in_file(self, record: Any) -> bool:
+        """Whether a known value occurs in a file record (ContextFile, ReviewedFile): its
+        strings and its excerpts' headers and line texts, searched as one text."""
+        texts = [v for v in record if isinstance(v, str)]
+        for ex in record.excerpts:
+            texts.append(ex.header)
+            texts.extend(ln.text for ln in ex.lines)
+        return self._found("\n".join(texts))
+
+    def _scrub(self, obj: Any) -> Any:
+        if isinstance(obj, str):
+            return self.scrub(obj)
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+            if "excerpts" in obj._fields and not self._found_in_file(obj):
+                return obj  # a file of the diff without any: one search, not one per line
+            return type(obj)(*(self._scrub(v) for v in obj))
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self._scrub(v) for v in obj)
+        if isinstance(obj, dict):
+            return {self._scrub(k) if isinstance(k, str) else k: self._scrub(v)
+                    for k, v in obj.items()}
+        return obj
 
 
 def _size(chunk: _Chunk) -> int:
@@ -98,43 +182,6 @@ def _distinctive(value: str) -> bool:
     if re.fullmatch(r"[A-Za-z][A-Za-z0-9 _.\-]*", value) and (is_wordy(value) or " " in value):
         return False
     return char_classes(value) >= 2 or len(value) >= 12
-
-
-def reset() -> None:
-    """Forget every value (a new change is reviewed)."""
-    with _lock:
-        _values.clear()
-        _chunks.clear()
-
-
-def values() -> dict[str, str]:
-    with _lock:
-        return dict(_values)
-
-
-def scrub(text: str) -> str:
-    """`text` with every remembered value replaced by its placeholder."""
-    if not _chunks:
-        return text
-    with _lock:
-        chunks = list(_chunks)
-    found = [se for c in chunks for se in _spans(c, text)]
-    if not found:
-        return text
-    if len(chunks) > 1:
-        found.sort(key=lambda se: (se[0], -se[1]))
-    out: list[str] = []
-    pos = 0
-    with _lock:
-        for s, e in found:
-            if s < pos:  # overlapping values: the first one's placeholder stands for both
-                pos = max(pos, e)
-                continue
-            out.append(text[pos:s])
-            out.append(_values.get(text[s:e], "[REDACTED]"))
-            pos = e
-    out.append(text[pos:])
-    return "".join(out)
 
 
 def _spans(chunk: _Chunk, text: str) -> list[tuple[int, int]]:
@@ -163,40 +210,3 @@ def _longest_at(chunk: _Chunk, text: str, s: int, head: str) -> int:
         if len(head) < HEAD:
             break  # a head shorter than HEAD is a whole value: found whole, or not at all
     return -1
-
-
-def _found(text: str) -> bool:
-    with _lock:
-        chunks = list(_chunks)
-    return any(_spans(c, text) for c in chunks)
-
-
-def scrub_all(obj: Any) -> Any:
-    """`obj` (str, list, tuple, dict, NamedTuple, nested) with every string scrubbed."""
-    if not _chunks:
-        return obj
-    return _scrub(obj)
-
-
-def _found_in_file(record: Any) -> bool:
-    """Whether a remembered value occurs in a file record (ContextFile, ReviewedFile):
-    its strings and its excerpts' headers and line texts, searched as one text."""
-    texts = [v for v in record if isinstance(v, str)]
-    for ex in record.excerpts:
-        texts.append(ex.header)
-        texts.extend(ln.text for ln in ex.lines)
-    return _found("\n".join(texts))
-
-
-def _scrub(obj: Any) -> Any:
-    if isinstance(obj, str):
-        return scrub(obj)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        if "excerpts" in obj._fields and not _found_in_file(obj):
-            return obj  # a file of the diff without any: one search, not one per line
-        return type(obj)(*(_scrub(v) for v in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_scrub(v) for v in obj)
-    if isinstance(obj, dict):
-        return {_scrub(k) if isinstance(k, str) else k: _scrub(v) for k, v in obj.items()}
-    return obj

@@ -8,8 +8,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from review_agent.records import Finding
-from review_agent.secrets import known
 from review_agent.secrets.hit import SecretHit
+from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.placeholder import placeholder
 from review_agent.secrets.scanner import scan_text
 
@@ -34,15 +34,15 @@ def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
 
     The result has exactly as many lines as `text` (split on "\\n" only): a private key
     block and a value split over lines get the placeholder on each of their lines. Every
-    detected value is also replaced wherever else it appears in `text`, and remembered for
-    the rest of the change (see `known`). `first_line`: as in scan_text.
+    detected value is also replaced wherever else it appears in `text`. A pure function:
+    the caller adds the hits to its change's `KnownSecrets` so the values are masked in
+    every other text too. `first_line`: as in scan_text.
     """
     hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, recall=recall,
                      first_line=first_line)
     if not hits:
-        return known.scrub(text), hits
-    known.remember(hits)
-    return known.scrub(replace_hits(text, hits)), hits
+        return text, hits
+    return KnownSecrets.of(hits).scrub(replace_hits(text, hits)), hits
 
 
 def replace_hits(text: str, hits: Sequence[SecretHit]) -> str:
@@ -97,28 +97,35 @@ def _line_pieces(text: str, start: int, end: int, whole: bool) -> list[tuple[int
     return out
 
 
-def redact_values(text: str) -> str:
-    """Free text a user typed (a task, a brief), or a whole request at the wire: each secret
-    replaced by its placeholder, the rest of its line kept."""
-    return redact(text)[0]
+def redact_values(text: str, known: KnownSecrets) -> str:
+    """Free text that leaves (a task, a brief, a model's message in a report): each secret
+    replaced by its placeholder, the rest of its line kept, and every value `known` holds
+    masked; what is found here is added to `known`."""
+    return _masked(text, scan_text(text, recall=True), known)
 
 
-def redact_request(text: str) -> str:
-    """The last pass before bytes leave for a model: no NUL-interleaved text, no secret."""
+def redact_request(text: str, known: KnownSecrets) -> str:
+    """The last pass before bytes leave for a model: no NUL-interleaved text, no secret, no
+    value `known` holds (what this pass finds is added to it)."""
     if "\0" in text:
         text = text.replace("\0", "")
     fences = [m.span() for m in FENCE.finditer(text)]
     if not fences:
-        return redact(text)[0]
+        return redact_values(text, known)
     starts = [s for s, _ in fences]  # in order, not overlapping
     hits = []
     for h in scan_text(text, recall=True):
         i = bisect_left(starts, h.end)  # fences starting before the hit's end
         if not (i and fences[i - 1][1] > h.start):
             hits.append(h)
+    return _masked(text, hits, known)
+
+
+def _masked(text: str, hits: Sequence[SecretHit], known: KnownSecrets) -> str:
+    """`text` with `hits` replaced, which `known` then holds, and every value it holds."""
     if not hits:
         return known.scrub(text)
-    known.remember(hits)
+    known.add(hits)
     return known.scrub(replace_hits(text, hits))
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 
 from review_agent.records import Change, FileChange
-from review_agent.secrets import known, regions
+from review_agent.secrets import regions
 from review_agent.secrets.binary import scan_binary
 from review_agent.secrets.decode import to_text, wide_encoding
 from review_agent.secrets.hit import SecretHit
@@ -34,14 +34,14 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
     The staged blob around the added lines is scanned too, as far as any rule reaches, so
     a multi-line key or a keyword on an unchanged line above still counts. `done[i]`, when
     given and not None, is what `scan_file` found in the i-th file (with these very
-    settings): it is taken as it is.
+    settings): it is taken as it is. The caller adds the hits to its change's
+    `KnownSecrets`, so a reported value is masked wherever else it is shown.
     """
     hits: list[SecretHit] = []
     for i, fc in enumerate(change.files):
         found = done[i] if i < len(done) else None
         hits.extend(scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths)
                     if found is None else found)
-    known.remember(hits)  # a reported value is masked wherever else it is shown
     return hits
 
 

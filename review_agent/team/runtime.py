@@ -8,11 +8,14 @@ from typing import NamedTuple
 from review_agent.config.options import Options
 from review_agent.models.base import ModelAdapter
 from review_agent.records import Change, ContextBundle, Finding
+from review_agent.secrets.known import KnownSecrets
 
 
 class TeamContext(NamedTuple):
     model: ModelAdapter
     options: Options
+    # the secret values found in this change (or run): every text that leaves is masked of them
+    known_secrets: KnownSecrets
     change: Change | None = None  # set for review paths (pre_commit, review_pipeline)
     blobs: Mapping[str, bytes | None] = {}  # new-side blob sha -> bytes (None: not read, too large)
     prompts_dir: str | None = None  # None: the packaged prompt library

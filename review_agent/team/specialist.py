@@ -10,6 +10,7 @@ from review_agent.errors import ModelError
 from review_agent.findings import finding_disabled, merge
 from review_agent.models.grounding import ground
 from review_agent.records import SEVERITIES, Finding
+from review_agent.secrets.known import KnownSecrets
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
 from review_agent.team.tools import MODEL_CALL, propose, refused
@@ -28,25 +29,27 @@ def render_sources(sources: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def redacted(value: Any) -> Any:
-    """`value` with every secret in its strings redacted (the staged context already was)."""
+def redacted(value: Any, known: KnownSecrets) -> Any:
+    """`value` with every secret in its strings redacted (the staged context already was),
+    and every value `known` holds."""
     if isinstance(value, str):
-        return secrets.redact_values(value)
+        return secrets.redact_values(value, known)
     if isinstance(value, dict):
-        return {k: redacted(v) for k, v in value.items()}
+        return {k: redacted(v, known) for k, v in value.items()}
     if isinstance(value, list):
-        return [redacted(v) for v in value]
+        return [redacted(v, known) for v in value]
     return value
 
 
-def build_request(state: dict[str, Any], iteration: int) -> dict[str, Any]:
+def build_request(state: dict[str, Any], iteration: int, known: KnownSecrets
+                  ) -> dict[str, Any]:
     """What a model is asked; the task and brief the user typed are redacted like the context."""
     bundle = state.get("context_bundle") or {}
     sources = list(bundle.get("sources", []))
     return {
-        "task": redacted(state.get("normalized_input", "")),
+        "task": redacted(state.get("normalized_input", ""), known),
         "task_type": state.get("task_type"),
-        "brief": redacted(state.get("human_brief") or {}),
+        "brief": redacted(state.get("human_brief") or {}, known),
         "context": render_sources(sources),
         "sources": sources,
         "critique": state.get("critique"),
@@ -72,7 +75,7 @@ def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
         update["iteration_count"] = iteration
         return update
     role = str(state.get("selected_role"))
-    request = build_request(state, iteration)
+    request = build_request(state, iteration, ctx.known_secrets)
     calls = 0
     try:
         proposal = propose(state, ctx, role, _prompt(state), request)
@@ -174,7 +177,7 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     paths = {f.path for f in found}  # the texts of the files with a finding, not every one
     texts = {(f.path, no): text for f in ctx.change.files if f.path in paths
              for no, text in f.added_lines}
-    merged = tuple(f for f in merge(found, texts)
+    merged = tuple(f for f in merge(found, texts, ctx.known_secrets)
                    if not finding_disabled(f, ctx.options.disable))
     files = len(bundle.files)
     artifact = {

@@ -79,8 +79,9 @@ def review_bundle(ctx: TeamContext, skip_reasons: Sequence[str | None] | None = 
     # shared like a model request is sent): redacted with the recall tier, everything that
     # could be a credential; with neither, only the added lines are scanned, for the report
     shown = not scans_added_lines_only(ctx)
-    return stage_review_context(ctx.change, ctx.blobs, options, recall=shown, excerpts=shown,
-                                skip_reasons=skip_reasons, added_hits=added_hits)
+    return stage_review_context(ctx.change, ctx.blobs, options, known=ctx.known_secrets,
+                                recall=shown, excerpts=shown, skip_reasons=skip_reasons,
+                                added_hits=added_hits)
 
 
 def scans_added_lines_only(ctx: TeamContext) -> bool:
@@ -122,6 +123,8 @@ def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
                                       f"[{hit.rule}] {secrets.mask(hit.value)}; remove it "
                                       "before asking the team")
         text, redacted = secrets.redact(content, path)
+        ctx.known_secrets.add(redacted)  # a value found in one source is masked in the others
+        text = ctx.known_secrets.scrub(text)
         redactions += len(redacted)
         staged.append({"kind": str(src.get("kind") or "code"), "path": path,
                        "language": language(path), "content": text,

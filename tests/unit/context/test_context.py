@@ -16,7 +16,7 @@ from review_agent.config.options import Options
 from review_agent.context.render import file_size, render_bundle
 from review_agent.context.staging import stage_review_context
 from review_agent.records import Change, ContextBundle, ContextFile, DiffLine
-from review_agent.secrets import planted_examples
+from review_agent.secrets import KnownSecrets, planted_examples
 from review_agent.vcs import git
 from tests.conftest import Repo
 from tests.unit.text.test_scopes import CASES as SCOPE_CASES
@@ -29,7 +29,8 @@ def staged(repo: Repo, options: Options | None = None, read_limit: int = READ_LI
     change = git.staged_change(repo.path)
     shas = [f.new_sha for f in change.files if set(f.new_sha) != {"0"}]
     blobs = git.read_blobs(repo.path, shas, read_limit)
-    return change, stage_review_context(change, blobs, options or Options())
+    return change, stage_review_context(change, blobs, options or Options(),
+                                        known=KnownSecrets())
 
 
 def only(bundle: ContextBundle, path: str) -> ContextFile:
@@ -383,7 +384,7 @@ def test_render_is_deterministic(repo_with_commit: Repo) -> None:
 def test_without_blobs_the_hunks_are_used(repo_with_commit: Repo) -> None:
     repo_with_commit.stage({"src/app.py": "def add(a, b):\n    return b + a\n"})
     change = git.staged_change(repo_with_commit.path)
-    bundle = stage_review_context(change, {}, Options())
+    bundle = stage_review_context(change, {}, Options(), known=KnownSecrets())
     (ex,) = only(bundle, "src/app.py").excerpts
     assert numbered(ex.lines) == [(" ", 1, "def add(a, b):"), ("-", None, "    return a + b"),
                                   ("+", 2, "    return b + a")]

@@ -12,6 +12,7 @@ import yaml
 
 from review_agent.graph.engine import events_writer, run_graph
 from review_agent.graph.spec import Graph, load_graph, parse_graph
+from review_agent.secrets.known import KnownSecrets
 
 State = dict[str, Any]
 NodeFn = Callable[[State, Any], State]
@@ -268,7 +269,7 @@ def test_runs_are_deterministic_apart_from_ts() -> None:
 def test_events_writer_appends_json_lines(tmp_path: Path) -> None:
     path = tmp_path / "events.jsonl"
     for _ in range(2):
-        write, close = events_writer(path)
+        write, close = events_writer(path, KnownSecrets())
         run_graph(graph(LOOP_NODES, LOOP_EDGES), Recorder({"b": [{"status": "done"}]})
                   .registry("s", "a", "b"), {}, None, write)
         close()
@@ -283,7 +284,7 @@ def test_events_writer_refuses_an_unwritable_path(tmp_path: Path) -> None:
     from review_agent.errors import ReviewAgentError
 
     with pytest.raises(ReviewAgentError, match="cannot write events"):
-        events_writer(tmp_path / "no" / "such" / "dir" / "events.jsonl")
+        events_writer(tmp_path / "no" / "such" / "dir" / "events.jsonl", KnownSecrets())
 
 
 def test_shipped_graph_retry_loop_ends_at_the_iteration_limit() -> None:

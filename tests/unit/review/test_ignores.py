@@ -10,6 +10,7 @@ from review_agent.checks import RULES, ignores
 from review_agent.fingerprints import context_fingerprint
 from review_agent.records import Finding
 from review_agent.review import baseline
+from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.redaction import secret_fingerprint
 
 
@@ -68,15 +69,17 @@ def test_unknown_ids_name_the_closest_rule() -> None:
 def test_context_fingerprint_ignores_line_numbers_but_not_text() -> None:
     lines = ["def f(x):", "    print(x)", "    return x"]
     shifted = ["# a", "# b", *lines]
-    a = context_fingerprint(f("debug-print", 2), lines)
-    assert a == context_fingerprint(f("debug-print", 4), shifted)
+    a = context_fingerprint(f("debug-print", 2), lines, known=KnownSecrets())
+    assert a == context_fingerprint(f("debug-print", 4), shifted, known=KnownSecrets())
     changed = context_fingerprint(f("debug-print", 2),
-                                  ["def f(x):", "    print(x, 1)", "    return x"])
+                                  ["def f(x):", "    print(x, 1)", "    return x"],
+                                  known=KnownSecrets())
     assert changed[:8] != a[:8]
     neighbour = context_fingerprint(f("debug-print", 2),
-                                    ["def g(x):", "    print(x)", "    return x"])
+                                    ["def g(x):", "    print(x)", "    return x"],
+                                    known=KnownSecrets())
     assert neighbour[:8] == a[:8] and neighbour != a
-    assert context_fingerprint(f("debug-print", 2, path="b.py"), lines) != a
+    assert context_fingerprint(f("debug-print", 2, path="b.py"), lines, known=KnownSecrets()) != a
 
 
 def test_secret_fingerprint_holds_nothing_the_mask_hides() -> None:
@@ -96,10 +99,12 @@ def test_a_line_holding_a_secret_is_hashed_as_a_constant() -> None:
     lines = ["x = 1", 'print("AKIAQQQQQQQQQQQQQQQQ")', "y = 2"]
     other = ["x = 1", 'print("AKIAZZZZZZZZZZZZZZZZ")', "y = 2"]
     for no in (1, 2, 3):  # the line itself, or a neighbour of it
-        a = context_fingerprint(f("debug-print", no), lines, hidden={2})
-        assert a == context_fingerprint(f("debug-print", no), other, hidden={2})
-    assert context_fingerprint(f("debug-print", 2), lines) != context_fingerprint(
-        f("debug-print", 2), other)  # without the hiding, the value would show
+        a = context_fingerprint(f("debug-print", no), lines, hidden={2}, known=KnownSecrets())
+        assert a == context_fingerprint(f("debug-print", no), other, hidden={2},
+                                        known=KnownSecrets())
+    unhidden = context_fingerprint(f("debug-print", 2), other, known=KnownSecrets())
+    # without the hiding, the value would show
+    assert context_fingerprint(f("debug-print", 2), lines, known=KnownSecrets()) != unhidden
 
 
 def test_an_old_baseline_hides_its_secrets_by_rule_and_mask(tmp_path) -> None:  # type: ignore[no-untyped-def]

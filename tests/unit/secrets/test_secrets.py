@@ -261,13 +261,14 @@ def test_a_password_with_brackets_is_still_reported() -> None:
 
 
 def test_redact_values_keeps_the_sentence_around_a_secret() -> None:
-    from review_agent.secrets import redact_values
+    from review_agent.secrets import KnownSecrets, redact_values
 
     text = "Fix login; the staging key is AKIAQ3EGUKQ7XW5ZTN2B, used twice: AKIAQ3EGUKQ7XW5ZTN2B"
-    out = redact_values(text)
+    out = redact_values(text, KnownSecrets())
     assert "AKIAQ3EGUKQ7XW5ZTN2B" not in out
     assert out.startswith("Fix login; the staging key is [REDACTED:aws-access-key-id:")
-    assert redact_values("Document add() in src/app.py") == "Document add() in src/app.py"
+    assert (redact_values("Document add() in src/app.py", KnownSecrets())
+            == "Document add() in src/app.py")
 
 
 def test_secrets_in_a_notebook_json_escaped_quotes_are_found() -> None:

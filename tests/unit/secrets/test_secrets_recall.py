@@ -264,16 +264,21 @@ def test_base64_of_a_secret_is_redacted_outside_kubernetes_too() -> None:
 # --- change-wide values -------------------------------------------------------------------
 
 def test_a_value_found_once_is_masked_in_other_texts() -> None:
-    from review_agent.secrets import known
+    from review_agent.secrets import KnownSecrets, redact_values
 
     pw = rand(14)
-    known.reset()
-    redact(f"DB_PASSWORD={pw}\n", ".env")
-    out, _ = redact(f"conn = connect(host, '{pw}')\n", "a.py")
+    known = KnownSecrets()
+    redact_values(f"DB_PASSWORD={pw}\n", known)
+    out = redact_values(f"conn = connect(host, '{pw}')\n", known)
     assert pw not in out
     assert pw not in known.scrub(f"path/{pw}/x")
-    known.reset()
-    assert known.scrub(f"path/{pw}/x") == f"path/{pw}/x"
+    # redact itself is pure: what it finds goes to the caller's object, not to a collector
+    _, hits = redact(f"DB_PASSWORD={pw}\n", ".env")
+    assert hits and pw in redact(f"conn = connect(host, '{pw}')\n", "a.py")[0]
+    other = KnownSecrets()
+    assert other.scrub(f"path/{pw}/x") == f"path/{pw}/x"
+    other.add(hits)
+    assert pw not in other.scrub(f"path/{pw}/x")
 
 
 CASES: list[tuple[str, Callable[[str], str]]] = [

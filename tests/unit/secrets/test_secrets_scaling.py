@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from review_agent.secrets import known, redact
+from review_agent.secrets import KnownSecrets, redact
 from tests.work_count import growth
 
 ALNUM = string.ascii_letters + string.digits
@@ -35,11 +35,11 @@ def test_values_remembered_file_by_file_are_scrubbed_in_linear_work() -> None:
         lines = [f'API_TOKEN = "{v}"\n' for v in _values(n)]
 
         def run() -> None:
-            known.reset()
+            known = KnownSecrets()
             for i, line in enumerate(lines):
-                out, _ = redact(line, f"pkg/m{i}.py")
-                assert "API_TOKEN = \"[REDACTED:" in out
-            known.reset()
+                out, hits = redact(line, f"pkg/m{i}.py")
+                known.add(hits)
+                assert "API_TOKEN = \"[REDACTED:" in known.scrub(out)
         return run
 
     assert growth(make, 150) < LINEAR
@@ -51,23 +51,21 @@ def test_scrubbing_many_texts_with_many_values_is_linear() -> None:
         texts = [f"see {v} here" for v in values]
 
         def run() -> None:
-            known.reset()
-            known.remember_values({v: "[REDACTED:x:000000]" for v in values})
+            known = KnownSecrets()
+            known.add_values({v: "[REDACTED:x:000000]" for v in values})
             for t in texts:
                 assert "[REDACTED:x:000000]" in known.scrub(t)
-            known.reset()
         return run
 
     assert growth(make, 300) < LINEAR
 
 
 def test_a_value_starting_another_is_masked_to_its_end() -> None:
-    known.reset()
+    known = KnownSecrets()
     short, long = "Zq8wLk3vPx", "Zq8wLk3vPx" + "Tr5Yb2NcM7"
-    known.remember_values({short: "[A]"})
-    known.remember_values({long: "[B]"})
+    known.add_values({short: "[A]"})
+    known.add_values({long: "[B]"})
     assert known.scrub(f"{long} and {short}.") == "[B] and [A]."
-    known.reset()
 
 
 # A credential-like name (or another rule's keyword) repeated along one long line, in the
@@ -92,7 +90,7 @@ def test_a_name_repeated_along_one_line_is_read_in_linear_work() -> None:
         for path in LINE_PATHS:
             def make(n: int, unit: str = unit, path: str = path) -> Callable[[], None]:
                 text = _long_line(unit, n)
-                return lambda: (known.reset(), redact(text, path), known.reset())
+                return lambda: (redact(text, path), None)[1]
             # 2,000 characters suffice: on the code before 05fe83d (a name's value read to
             # the line's end, the names inside it read again) the worst cases grow 4.0-5.3x
             worst.append((growth(make, 2000), unit, path))
@@ -110,6 +108,6 @@ def test_many_lines_with_names_are_read_in_linear_work() -> None:
             lines.append(rng.choice([f"KEY_{i}={v}", f"  token: {v}", f"x = {i}  # key",
                                      f'"password": "{v}",', f"curl -u u:{v} https://h/"]))
         text = "\n".join(lines) + "\n"
-        return lambda: (known.reset(), redact(text, "a.env"), known.reset())
+        return lambda: (redact(text, "a.env"), None)[1]
 
     assert growth(make, 400) < LINEAR

@@ -20,7 +20,7 @@ import pytest
 from review_agent.config.options import Options
 from review_agent.context.staging import stage_review_context
 from review_agent.review.pipeline import with_new_blobs
-from review_agent.secrets import known, redact
+from review_agent.secrets import KnownSecrets, redact
 from review_agent.vcs import git
 from tests.conftest import Repo
 from tests.e2e.test_secrets_leak import ALNUM, Secrets, build_files, leaked, pem, request_texts
@@ -127,7 +127,8 @@ def test_every_line_that_leaves_is_the_whole_file_redaction(git_repo: Repo, seed
     """The oracle: redacting the whole staged file, as before the scope was cut."""
     _planted(git_repo, seed)
     change, blobs = with_new_blobs(git_repo.path, git.staged_change(git_repo.path))
-    bundle = stage_review_context(change, blobs, Options(), recall=recall)
+    known = KnownSecrets()
+    bundle = stage_review_context(change, blobs, Options(), known=known, recall=recall)
     found = known.values()  # what the run found anywhere in the change
     by_path = {known.scrub(fc.path): fc for fc in change.files}  # paths are masked too
     checked = 0
@@ -135,10 +136,10 @@ def test_every_line_that_leaves_is_the_whole_file_redaction(git_repo: Repo, seed
         fc = by_path[cf.path]
         blob = blobs[fc.new_sha]
         assert blob is not None
-        known.reset()
         whole = redact(blob.decode("utf-8", "surrogateescape"), fc.path, recall=recall)[0]
-        known.remember_values(found)  # masked change-wide, as the run masks them
-        lines = known.scrub(whole).split("\n")
+        change_wide = KnownSecrets()
+        change_wide.add_values(found)  # masked change-wide, as the run masks them
+        lines = change_wide.scrub(whole).split("\n")
         for ex in cf.excerpts:
             if ex.header:
                 assert any(ln.strip() == ex.header for ln in lines), (cf.path, ex.header)
@@ -172,8 +173,9 @@ def test_an_output_without_excerpts_reports_the_same_secrets(git_repo: Repo, see
     scanned; the review page scans the excerpts too: both report the same secrets."""
     s = _planted(git_repo, seed)
     change, blobs = with_new_blobs(git_repo.path, git.staged_change(git_repo.path))
-    full = stage_review_context(change, blobs, Options(), recall=False)
-    bare = stage_review_context(change, blobs, Options(), recall=False, excerpts=False)
+    full = stage_review_context(change, blobs, Options(), known=KnownSecrets(), recall=False)
+    bare = stage_review_context(change, blobs, Options(), known=KnownSecrets(), recall=False,
+                                excerpts=False)
     assert bare.secret_findings == full.secret_findings
     assert len(full.secret_findings) >= 3
     assert [cf.path for cf in bare.files] == [cf.path for cf in full.files]

@@ -18,6 +18,7 @@ from review_agent.graph.spec import load_graph
 from review_agent.models.base import ModelAdapter, ModelReply, ModelSettings
 from review_agent.models.builtin import make
 from review_agent.records import ContextBundle, Finding
+from review_agent.secrets.known import KnownSecrets
 from review_agent.team import NODES
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import initial_state
@@ -73,7 +74,7 @@ def run(task: str, *, role: str | None = None, brief: dict[str, Any] | None = No
         model: ModelAdapter | None = None, options: Options | None = None
         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     ctx = TeamContext(model=model or make("", ModelSettings()), options=options or Options(),
-                      prompts_dir=prompts_dir)
+                      known_secrets=KnownSecrets(), prompts_dir=prompts_dir)
     state = initial_state(input=task, trigger_source=trigger, requested_role=role,
                           human_brief=brief, context_sources=sources or [],
                           model_spec=ctx.model.spec, max_iterations=max_iterations)

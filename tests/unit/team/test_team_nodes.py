@@ -14,6 +14,7 @@ from review_agent.graph.spec import load_graph
 from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.builtin import make
 from review_agent.records import ContextBundle, Finding
+from review_agent.secrets.known import KnownSecrets
 from review_agent.team import NODES
 from review_agent.team.intake import prepare_task, validate_human_brief
 from review_agent.team.roles import select_specialist_role
@@ -27,7 +28,8 @@ GH_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 def ctx(options: Options | None = None, **kw: Any) -> TeamContext:
-    return TeamContext(model=make("", ModelSettings()), options=options or Options(), **kw)
+    return TeamContext(model=make("", ModelSettings()), options=options or Options(),
+                       known_secrets=KnownSecrets(), **kw)
 
 
 def state(task: str = "document the parser", task_type: str = "documentation", **kw: Any
@@ -244,8 +246,8 @@ def _scripted_run(repo: Repo, failed: bool) -> dict[str, Any]:
     blobs = git.read_blobs(repo.path, [f.new_sha for f in change.files], 1_000_000)
     s = initial_state(input="Review the staged change", trigger_source="pre_commit",
                       model_spec="scripted", max_iterations=2)
-    context = TeamContext(model=ScriptedReviewer(failed), options=Options(), change=change,
-                          blobs=blobs)
+    context = TeamContext(model=ScriptedReviewer(failed), options=Options(),
+                          known_secrets=KnownSecrets(), change=change, blobs=blobs)
     out = run_graph(load_graph(), NODES, s, context)["final_output"]
     assert isinstance(out, dict)
     return out
