@@ -37,7 +37,8 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     path_hits = scan_paths_of(change)
     known.add(path_hits)
     not_reviewed: list[tuple[str, str]] = []
-    staged: list[tuple[tuple[int, str], ContextFile, int, int]] = []
+    # each file as staged, its redactions, and whether its excerpts count against the budget
+    found_in: list[tuple[FileChange, ContextFile, int, bool]] = []
     hits: list[SecretHit] = []
     rescan: list[int] = []  # files whose blob the redaction did not already scan
     changed = change.files
@@ -51,8 +52,8 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
             continue
         if not excerpts:
             language = "symlink" if fc.is_symlink else language_of(fc.path)
-            staged.append((_priority(fc), ContextFile(fc.path, fc.old_path, fc.status,
-                                                      language, ()), 0, 0))
+            found_in.append((fc, ContextFile(fc.path, fc.old_path, fc.status, language, ()), 0,
+                             False))
             rescan.append(i)
             continue
         cf, found, blob_hits = stage_file(fc, blobs.get(fc.new_sha), options, recall)
@@ -63,11 +64,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
             added = {no for no, _ in fc.added_lines}
             hits.extend(h for h in blob_hits
                         if any(n in added for n in range(h.line, h.end_line + 1)))
-        size = file_size(cf)
-        if size > budget:
-            not_reviewed.append((fc.path, "too large"))
-            continue
-        staged.append((_priority(fc), cf, size, len(found)))
+        found_in.append((fc, cf, len(found), True))
     # every file is scanned, the ones not reviewed too
     rescanned = secrets.scan_change(
         change._replace(files=tuple(changed[i] for i in rescan)), blobs, allow=allow,
@@ -77,22 +74,30 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     hits.extend(rescanned)
     secret_findings = tuple(sorted(secrets.hit_findings(hits),
                                    key=lambda f: (f.path, f.line, f.rule)))
-    kept: list[ContextFile] = []
+    # a value found in one file (or in a path) is masked in every other file, header and
+    # path, before a file is measured against the budget: its size is what is sent
+    staged: list[tuple[tuple[int, str], str, ContextFile, int, int]] = []
+    for fc, cf, redacted, measured in found_in:
+        shown: ContextFile = known.scrub_all(cf)
+        size = file_size(shown) if measured else 0
+        if measured and size > budget:
+            not_reviewed.append((fc.path, "too large"))
+            continue
+        staged.append((_priority(fc), fc.path, shown, size, redacted))
+    kept: list[tuple[str, ContextFile]] = []
     used = 0
     redactions = 0
-    for _, cf, size, redacted in sorted(staged, key=lambda s: s[0]):
+    for _, path, cf, size, redacted in sorted(staged, key=lambda s: s[0]):
         if used + size > budget:
-            not_reviewed.append((cf.path, "over context budget"))
+            not_reviewed.append((path, "over context budget"))
             continue
-        kept.append(cf)
+        kept.append((path, cf))
         used += size
         redactions += redacted
-    kept.sort(key=lambda cf: cf.path)
+    kept.sort(key=lambda pc: pc[0])
     not_reviewed.sort()
-    # a value found in one file (or in a path) is masked in every other file, header and path
-    files: tuple[ContextFile, ...] = known.scrub_all(tuple(kept))
     skipped: tuple[tuple[str, str], ...] = known.scrub_all(tuple(not_reviewed))
-    return ContextBundle(files, skipped, used, budget, secret_findings,
+    return ContextBundle(tuple(cf for _, cf in kept), skipped, used, budget, secret_findings,
                          redactions + len(path_hits))
 
 

@@ -486,3 +486,18 @@ def test_a_staged_hunk_shows_every_enclosing_signature(git_repo: Repo,
     assert [h for h in headers if h in shown] == headers, shown[:8]
     assert scopes and set(scopes) <= set(headers) | {ln.strip() for ln in source.split("\n")}
     assert ex.lines[0].kind == "^" and any(ln.kind == "+" for ln in ex.lines)
+
+
+def test_a_file_is_measured_as_it_is_sent_masked_of_the_values_found_after_it(
+        git_repo: Repo) -> None:
+    """A value found in a later file (in path order) and shown bare in an earlier one: the
+    earlier file's size, and so the budget, count its placeholder, which is what is sent."""
+    value = "Falcon!88#riverT0wn"
+    git_repo.stage({"a_client.py": f'greeting = "{value}"\n',
+                    "z_settings.py": f'DB_PASSWORD = "{value}"\n'})
+    _, bundle = staged(git_repo)
+    assert value not in render_bundle(bundle)
+    assert bundle.size_bytes == sum(file_size(cf) for cf in bundle.files)
+    budget = bundle.size_bytes - 1  # one byte short: a file is left out, not cut over budget
+    _, tight = staged(git_repo, Options(max_context_bytes=budget))
+    assert tight.size_bytes == sum(file_size(cf) for cf in tight.files) <= budget
