@@ -149,11 +149,15 @@ class KnownSecrets:
 
     def _found_in_file(self, record: Any) -> bool:
         """Whether a known value occurs in a file record (ContextFile, ReviewedFile): its
-        strings and its excerpts' headers and line texts, searched as one text."""
+        strings and its excerpts' headers and line texts (the narrow ones' too), searched as
+        one text."""
         texts = [v for v in record if isinstance(v, str)]
-        for ex in record.excerpts:
+        excerpts = list(record.excerpts)
+        while excerpts:
+            ex = excerpts.pop()
             texts.append(ex.header)
             texts.extend(ln.text for ln in ex.lines)
+            excerpts.extend(getattr(ex, "narrow", ()))
         return self._found("\n".join(texts))
 
     def _scrub(self, obj: Any) -> Any:

@@ -136,3 +136,16 @@ def test_two_objects_share_nothing_and_threads_may_share_one() -> None:
     for t in threads:
         t.join()
     assert shared.scrub(" ".join(values)) == " ".join(["[X]"] * len(values))
+
+
+def test_a_value_only_in_a_narrow_excerpt_is_masked_too() -> None:
+    from review_agent.records import ContextFile, DiffLine, Excerpt
+
+    pw = "Falcon!88#riverT0wn"
+    known = KnownSecrets()
+    known.add_values({pw: "[REDACTED:x:000000]"})
+    narrow = Excerpt(f"def f(): # {pw}", (DiffLine("+", None, 2, f"x = '{pw}'"),))
+    cf = ContextFile("a.py", None, "M", "python",
+                     (Excerpt("", (DiffLine("+", None, 2, "x = 1"),), (narrow,)),))
+    out = known.scrub_all(cf)
+    assert pw not in repr(out) and "[REDACTED:x:000000]" in repr(out)
