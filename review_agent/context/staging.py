@@ -74,14 +74,28 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     hits.extend(rescanned)
     secret_findings = tuple(sorted(secrets.hit_findings(hits),
                                    key=lambda f: (f.path, f.line, f.rule)))
-    # a value found in one file (or in a path) is masked in every other file, header and
-    # path, before a file is measured against the budget: its size is what is sent
+    kept, dropped, used, redactions = _within_budget(found_in, known, budget)
+    not_reviewed = sorted(not_reviewed + dropped)
+    skipped: tuple[tuple[str, str], ...] = known.scrub_all(tuple(not_reviewed))
+    return ContextBundle(kept, skipped, used, budget, secret_findings,
+                         redactions + len(path_hits))
+
+
+def _within_budget(found_in: Sequence[tuple[FileChange, ContextFile, int, bool]],
+                   known: KnownSecrets, budget: int
+                   ) -> tuple[tuple[ContextFile, ...], list[tuple[str, str]], int, int]:
+    """The files that fit the budget (by path; source first when not all do), the (path,
+    reason) of those that do not, the bytes used and the redactions kept.
+
+    A value found in one file (or in a path) is masked in every other file, header and
+    path before a file is measured: its size is what is sent."""
+    dropped: list[tuple[str, str]] = []
     staged: list[tuple[tuple[int, str], str, ContextFile, int, int]] = []
     for fc, cf, redacted, measured in found_in:
         shown: ContextFile = known.scrub_all(cf)
         size = file_size(shown) if measured else 0
         if measured and size > budget:
-            not_reviewed.append((fc.path, "too large"))
+            dropped.append((fc.path, "too large"))
             continue
         staged.append((_priority(fc), fc.path, shown, size, redacted))
     kept: list[tuple[str, ContextFile]] = []
@@ -89,16 +103,13 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     redactions = 0
     for _, path, cf, size, redacted in sorted(staged, key=lambda s: s[0]):
         if used + size > budget:
-            not_reviewed.append((path, "over context budget"))
+            dropped.append((path, "over context budget"))
             continue
         kept.append((path, cf))
         used += size
         redactions += redacted
     kept.sort(key=lambda pc: pc[0])
-    not_reviewed.sort()
-    skipped: tuple[tuple[str, str], ...] = known.scrub_all(tuple(not_reviewed))
-    return ContextBundle(tuple(cf for _, cf in kept), skipped, used, budget, secret_findings,
-                         redactions + len(path_hits))
+    return tuple(cf for _, cf in kept), dropped, used, redactions
 
 
 def scan_paths_of(change: Change) -> list[SecretHit]:
