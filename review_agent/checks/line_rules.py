@@ -157,7 +157,7 @@ def _needled(dfa: Any, texts: list[str]) -> list[bool]:
 def line_findings(info: FileInfo, plan: Plan) -> FileHits:
     """Findings on a file's added lines and the rules' hits on its removed lines.
 
-    Rules fire only on lines that hold one of their needles (`Plan.prefilter`): a file
+    Rules fire only on lines that hold one of their needles (`Plan.dfa`): a file
     none of whose changed lines holds one raises nothing and is not lexed at all. Else a
     line is lexed (`split_line`) only when a rule may fire on it or when it carries a
     multi-line string or comment in or out: on any other line the state stays empty."""

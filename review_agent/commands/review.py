@@ -243,11 +243,7 @@ def _review_whole(root: Path, paths: Sequence[str], options: Options,
              else git.list_files(root, []))
     with activity(f"reading {files(len(names))}", options.model):
         change, blobs = whole_files.from_worktree(root, names)
-    if not change.files:
-        _nothing(args, stream, "nothing to review", "pre_commit", options.model)
-        return 0
-    return _review_and_report(root, change, options, args, stream, trigger="pre_commit",
-                              blobs=blobs)
+    return _review_read_files(root, change, blobs, options, args, stream)
 
 
 def _nothing(args: argparse.Namespace, stream: TextIO, message: str, trigger: str,
@@ -275,10 +271,16 @@ def _review_outside(paths: Sequence[str], args: argparse.Namespace, stream: Text
     cwd = Path.cwd()
     options = load_options(args, worktree_reader(cwd), root=cwd)
     change, blobs = whole_files.outside_repository(cwd, paths)
+    return _review_read_files(cwd, change, blobs, options, args, stream)
+
+
+def _review_read_files(root: Path, change: Change, blobs: dict[str, bytes | None],
+                       options: Options, args: argparse.Namespace, stream: TextIO) -> int:
+    """Files reviewed whole (`--all-files`, `review PATH`): nothing to review, or the review."""
     if not change.files:
         _nothing(args, stream, "nothing to review", "pre_commit", options.model)
         return 0
-    return _review_and_report(cwd, change, options, args, stream, trigger="pre_commit",
+    return _review_and_report(root, change, options, args, stream, trigger="pre_commit",
                               blobs=blobs)
 
 
