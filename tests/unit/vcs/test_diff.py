@@ -249,3 +249,42 @@ def test_a_stream_with_nothing_or_garbage_says_so() -> None:
     bad.feed(b"diff --git a/f b/f\n")
     with pytest.raises(ReviewAgentError, match="without a raw record"):
         bad.finish()
+
+
+_LINE_BYTES = st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"?"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(hunks=st.lists(st.tuples(st.lists(_LINE_BYTES, max_size=4),
+                                st.lists(_LINE_BYTES, max_size=4), st.booleans()),
+                      min_size=1, max_size=4))
+def test_zero_context_hunks_parse_as_each_line_would(
+        hunks: list[tuple[list[bytes], list[bytes], bool]]) -> None:
+    """Runs of removed then added lines (a -U0 diff), with bytes that are not UTF-8, CRs
+    and "\\ No newline" markers between or after the runs, parse to each line's own decoding
+    and numbering."""
+    body, expected = [], []
+    old_no = new_no = 1
+    for removed, added, marker in hunks:
+        if not removed and not added:
+            continue
+        body.append(f"@@ -{old_no},{len(removed)} +{new_no},{len(added)} @@".encode())
+        for n, text in enumerate(removed, old_no):
+            body.append(b"-" + text)
+            expected.append(("-", n, None, text.decode("utf-8", "surrogateescape")))
+        if marker and removed:
+            body.append(b"\\ No newline at end of file")
+        for n, text in enumerate(added, new_no):
+            body.append(b"+" + text)
+            expected.append(("+", None, n, text.decode("utf-8", "surrogateescape")))
+        if marker and added:
+            body.append(b"\\ No newline at end of file")
+        old_no += len(removed) + 1
+        new_no += len(added) + 1
+    if not body:
+        return
+    patch = b"diff --git a/f b/f\n--- a/f\n+++ b/f\n" + b"\n".join(body) + b"\n"
+    out = diff.parse(raw("M", "f") + b"\0" + patch)
+
+    got = [(ln.kind, ln.old_no, ln.new_no, ln.text) for h in out[0].hunks for ln in h.lines]
+    assert got == expected
