@@ -79,7 +79,7 @@ def _plan(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget:
     wide = [i for i, f in enumerate(bundle.files) if any(ex.narrow for ex in f.excerpts)]
     if not wide:
         return [], *pack(bundle, render, budget, allowance)
-    bare = bundle._replace(files=(), elsewhere=())
+    bare = bundle._replace(files=(), elsewhere=(), not_reviewed=())  # as packing's cost
 
     def cost(f: ContextFile) -> int:
         return estimate_tokens(render(bare._replace(files=(f,))))

@@ -41,9 +41,14 @@ def pack(bundle: ContextBundle, render: Callable[[ContextBundle], str], budget: 
     bare = bundle._replace(files=(), elsewhere=())
     base = estimate_tokens(render(bare))
     room = budget - base - allowance
+    # a file's cost is measured beside all a part carries but the list of the files not
+    # reviewed, which grows with the change: estimated again for each file, it made
+    # packing quadratic (1,500 files with 289 not reviewed: 2.1 s)
+    alone = bare._replace(not_reviewed=())
+    alone_base = estimate_tokens(render(alone))
 
     def cost(f: ContextFile) -> int:
-        return estimate_tokens(render(bare._replace(files=(f,)))) - base + 1
+        return estimate_tokens(render(alone._replace(files=(f,)))) - alone_base + 1
 
     costs = [math.ceil(cost(f) / QUANTUM) * QUANTUM for f in bundle.files]
     units, not_reviewed = _units(bundle, costs, cost, room)

@@ -214,3 +214,27 @@ def test_estimate_takes_any_text(text: str) -> None:
     n = estimate_tokens(text)
     assert 0 <= n <= 2 * len(text.encode("utf-8", "surrogatepass")) + 1
     assert (n == 0) == (text == "")
+
+
+def test_packing_renders_in_linear_time_when_many_files_are_not_reviewed() -> None:
+    """The not-reviewed list grows with the change and every part carries it; a file's cost
+    must not measure it again (that made 1,500 files quadratic). Counted in rendered
+    characters, not in time: doubling the change at most about doubles them."""
+    def rendered_chars(n: int) -> int:
+        files = [cfile(f"pkg{i // 20}/m{i}.py") for i in range(n)]
+        not_reviewed = tuple((f"skipped/s{i}.py", "over context budget") for i in range(n // 10))
+        b = ContextBundle(tuple(files), not_reviewed, 0, 0, (), 0)
+        total = 0
+
+        def counting(part: ContextBundle) -> str:
+            nonlocal total
+            text = render_bundle(part)
+            total += len(text)
+            return text
+
+        chunks, _ = split_bundle(b, counting, 20_000)
+        assert len(chunks) > 1
+        return total
+
+    small, large = rendered_chars(300), rendered_chars(600)
+    assert large <= 2.6 * small, (small, large)
