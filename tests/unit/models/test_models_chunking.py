@@ -238,3 +238,21 @@ def test_packing_renders_in_linear_time_when_many_files_are_not_reviewed() -> No
 
     small, large = rendered_chars(300), rendered_chars(600)
     assert large <= 2.6 * small, (small, large)
+
+
+def test_a_long_not_reviewed_list_leaves_the_parts_room_for_their_files() -> None:
+    """Every part names the files not reviewed; thousands of them (a change over the
+    context budget) must not take a part's whole room: the files kept are still reviewed,
+    and the list names some and counts the rest."""
+    files = [cfile(f"src/m{i}.py") for i in range(40)]
+    skipped = tuple((f"big/f{i:04d}.env", "over context budget") for i in range(3_000))
+    b = ContextBundle(tuple(files), skipped, 0, 0, (), 0)
+
+    chunks, too_large = split_bundle(b, render_bundle, 4_000)
+
+    assert too_large == []
+    assert sorted(f.path for c in chunks for f in c.files) == sorted(f.path for f in files)
+    text = render_bundle(chunks[0])
+    assert '"big/f0000.env" (over context budget)' in text
+    assert "big/f2999.env" not in text
+    assert "and 2960 more files" in text
