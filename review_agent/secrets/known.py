@@ -166,10 +166,17 @@ class KnownSecrets:
         if isinstance(obj, tuple) and hasattr(obj, "_fields"):
             if "excerpts" in obj._fields and not self._found_in_file(obj):
                 return obj  # a file of the diff without any: one search, not one per line
+            if all(v is None or isinstance(v, (str, int, float)) for v in obj) and not (
+                    self._found("\n".join(v for v in obj if isinstance(v, str)))):
+                return obj  # a flat record (a finding) without any: one search, not one a field
             return type(obj)(*(self._scrub(v) for v in obj))
         if isinstance(obj, (list, tuple)):
             return type(obj)(self._scrub(v) for v in obj)
         if isinstance(obj, dict):
+            if all(v is None or isinstance(v, (str, int, float)) for v in obj.values()) and not (
+                    self._found("\n".join([*(k for k in obj if isinstance(k, str)),
+                                            *(v for v in obj.values() if isinstance(v, str))]))):
+                return dict(obj)  # a flat mapping (a finding in the JSON output) without any
             return {self._scrub(k) if isinstance(k, str) else k: self._scrub(v)
                     for k, v in obj.items()}
         return obj

@@ -72,6 +72,7 @@ _VENDOR_DIRS = frozenset({"vendor", "_vendor", "vendored", "third_party", "third
 _GENERATED_NAME = re.compile(
     r"(_pb2(_grpc)?\.pyi?|\.pb\.go|_grpc\.pb\.go|\.pb\.(cc|h)|\.g\.dart|\.freezed\.dart"
     r"|\.designer\.cs|\.generated\.\w+|_generated\.go|_string\.go)$")
+HEAD_CHARS = 1024  # where a generator's marker is looked for
 _GENERATED_TEXT = re.compile(r"@generated\b|\bDO NOT EDIT\b|\bCode generated\b.*\bDO NOT EDIT\b"
                              r"|^\W*(auto-?generated|this file (is|was) (auto-?)?generated)\b",
                              re.IGNORECASE | re.MULTILINE)
@@ -221,8 +222,10 @@ def is_generated_name(path: str) -> bool:
 
 
 def is_generated_text(head: str) -> bool:
-    """Generated-code markers in the first lines of a file (pass only its first lines)."""
-    return bool(_GENERATED_TEXT.search(head))
+    """Generated-code markers in the first lines of a file (pass only its first lines),
+    within its first HEAD_CHARS characters, as far as the skip check reads a blob: a
+    20 MB first line of minified code took the case-blind search 1.2 s."""
+    return bool(_GENERATED_TEXT.search(head, 0, HEAD_CHARS))
 
 
 def is_minified_name(path: str) -> bool:

@@ -149,3 +149,26 @@ def test_a_value_only_in_a_narrow_excerpt_is_masked_too() -> None:
                      (Excerpt("", (DiffLine("+", None, 2, "x = 1"),), (narrow,)),))
     out = known.scrub_all(cf)
     assert pw not in repr(out) and "[REDACTED:x:000000]" in repr(out)
+
+
+def test_flat_records_and_mappings_are_scrubbed_field_by_field_when_a_value_is_there() -> None:
+    """A finding (a flat record) and its JSON form (a flat mapping) are searched as one text
+    first; where a value is found, every field holding it is masked, the rest kept."""
+    from review_agent.records import Finding
+    from review_agent.secrets.hit import SecretHit
+    from review_agent.secrets.known import KnownSecrets
+
+    value = "Zq8" + "vT1xW3pL9mK2"
+    hit = SecretHit("generic-api-key", "key", "a.env", 1, 1, 0, len(value), value, "error",
+                    True, False, False)
+    known = KnownSecrets.of([hit])
+    dirty = Finding(f"dir/{value}.py", 3, 3, "warning", "r", f"uses {value} here", "builtin")
+    clean = Finding("b.py", 4, 4, "info", "r", "nothing to hide", "builtin")
+
+    out = known.scrub_all({"findings": [dirty, clean, dirty._asdict(), clean._asdict()]})
+
+    scrubbed, kept, scrubbed_map, kept_map = out["findings"]
+    assert value not in repr(out) and "[REDACTED:" in scrubbed.path
+    assert scrubbed.message.startswith("uses [REDACTED:") and scrubbed.line == 3
+    assert kept == clean and kept_map == clean._asdict()
+    assert value not in scrubbed_map["message"] and scrubbed_map["severity"] == "warning"
