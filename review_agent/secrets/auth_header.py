@@ -20,7 +20,9 @@ HEADER = re.compile(
     r"(?:([A-Za-z][\w\-]{0,30})[ \t]+)?([^\s\"'`,;(){}\[\]<>]{6,512})")
 # A template, not a value: a variable, a placeholder, or a format directive (`%s`, `%(token)s`,
 # `%TOKEN%`); a `%` before random characters (`%k52jTINc…`) is part of a value.
-NOT_VALUE = re.compile(r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|\w+%)")
+# `%NAME%` is a variable only where NAME is a name: `%AjhjjXvhzur%sYk` is a random value.
+NOT_VALUE = re.compile(
+    r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|(?P<name>\w+)%)")
 USER_FLAG = re.compile(
     r"(?<![\w\-])(?:-u|--user|-a|--auth|--basic-auth|--creds?|--credentials)(?:[ \t]*|=)"
     r"[\"']?[^\s:\"'$/]{1,64}:([^\s\"'`]{4,200})")
@@ -32,7 +34,7 @@ def user_flag_spans(text: str, low: str) -> list[tuple[int, int]]:
     if not any(w in low for w in FLAG_WORDS):
         return []
     return [m.span(1) for m in USER_FLAG.finditer(text)
-            if not (NOT_VALUE.match(m.group(1)) or _word(m.group(1)))]
+            if not (_template(m.group(1)) or _word(m.group(1)))]
 
 
 def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
@@ -46,10 +48,19 @@ def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
         if m:
             value = m.group(2)
             call = text.startswith("(", m.end(2))  # `getAuthHeader(user)`: code
-            if not (NOT_VALUE.match(value) or call or _word(value)):
+            if not (_template(value) or call or _word(value)):
                 out.append(m.span(2))
         pos = low.find("authorization", pos + 13)
     return out
+
+
+def _template(value: str) -> bool:
+    """The value starts as a template does (`NOT_VALUE`), a `%NAME%` holding a name."""
+    m = NOT_VALUE.match(value)
+    if m is None:
+        return False
+    name = m.group("name")
+    return name is None or name.isupper() or name.islower() or is_words(name)
 
 
 def _word(value: str) -> bool:

@@ -134,6 +134,19 @@ def random_besides_markers(value: str) -> bool:
     rest = value
     for word in PLACEHOLDER_WORDS:
         rest = re.sub(re.escape(word), "", rest, flags=re.I)
+    return random_rest(rest)
+
+
+def random_besides_templates(value: str, lang: str = "") -> bool:
+    """A value holding a template's placeholder that is still random without it
+    (`%v-yjba96PjTj*f6Ve`: a generated password that starts like a printf verb): recall
+    redacts it; an expression's remainder is glue or words (`Bearer %s`, `${user}:${pw}`)."""
+    return random_rest(shapes.without_templates(value, lang))
+
+
+def random_rest(rest: str) -> bool:
+    """What is left of a value once its markers are out is a generated run: ten characters
+    or more, of both cases and digits, spread as evenly as random ones are."""
     return (len(rest) >= 10 and any(c.isupper() for c in rest)
             and any(c.islower() for c in rest) and any(c.isdigit() for c in rest)
             and entropy(rest) >= 0.85 * math.log2(len(rest)))
@@ -166,8 +179,10 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     """
     if not quoted:
         value = value.rstrip(")]};:,")
-    if len(value) < 4 or ENV_LOOKUP.match(value):
+    if len(value) < 4:
         return False, ""
+    if ENV_LOOKUP.match(value):  # `${DB_PASS}`, `os.environ[...]`: redacted if random besides
+        return random_besides_templates(value, "shell"), ""
     if is_placeholder(value):  # redacted, never reported, if random besides its marker
         return random_besides_markers(value), ""
     if FILE_NAME.fullmatch(value):  # `ssl_key: certs/server.key`, a Makefile target's input
@@ -185,8 +200,10 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
         return False, ""
     if value.isdigit() and len(value) < 6 or NUMBER.fullmatch(value):
         return False, ""  # short PIN-like numbers; negative and decimal numbers
-    if shapes.is_template(value) or shapes.is_path(value) or NESTED.match(value):
-        return False, ""  # `#{params[:token]}`, `%s`; `/etc/passwd`; `a=b:pass:c=0`
+    if shapes.is_template(value):  # `#{params[:token]}`, `%s`: redacted if random besides
+        return random_besides_templates(value), ""
+    if shapes.is_path(value) or NESTED.match(value):
+        return False, ""  # `/etc/passwd`; `a=b:pass:c=0`
     if len(value) >= 40 and shapes.is_public_key(value):
         return False, ""  # an SSH or DER public key under a `*_key` name
     report = (

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from review_agent.secrets.candidate import Candidate
 from review_agent.secrets.cli import CLI
-from review_agent.secrets.filters import looks_random
+from review_agent.secrets.filters import looks_random, random_besides_templates
 from review_agent.secrets.generic import GENERIC as FORMAT_FREE_RULES
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.lexical import CODE, Place, language, places
@@ -71,6 +71,8 @@ def _placed(text: str, c: Candidate, value: Place | None, name: Place | None, la
             and name.start == value.start))):
         return c._replace(level="info", note=EXAMPLE_NOTE)
     if generic and is_template(v, lang):
+        if random_besides_templates(v, lang):  # a generated value that holds a `%v`
+            return c._replace(reportable=False)
         return None  # `"Bearer #{token}"`, `f"{key}"`, `${{ secrets.X }}`: an expression
     if value.kind == "code":
         if lang not in CODE or looks_random(v):

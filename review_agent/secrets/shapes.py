@@ -104,6 +104,12 @@ def is_typed_placeholder(value: str) -> bool:
     return seq >= 0.75 * n
 
 
+def without_templates(value: str, lang: str = "") -> str:
+    """The value with its template placeholders (what `is_template` finds) cut out."""
+    rest = TEMPLATE.sub("", value)
+    return DOLLAR_NAME.sub("", rest) if lang in DOLLAR_LANGUAGES else rest
+
+
 def is_template(value: str, lang: str = "") -> bool:
     """A string built from names (`${token}`, `#{params[:key]}`, `{{ vault }}`, `%s`): the
     value of an expression, not a literal."""
