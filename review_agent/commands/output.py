@@ -40,8 +40,7 @@ def emit(report: Report, *, known: KnownSecrets, fmt: str, output: str | None, s
     `known`: the secret values found in the reviewed change, masked in all of it."""
     if not shows_excerpts(fmt, report.trigger_source, report.shard):
         report = report._replace(files=())  # nothing to scrub that is not shown
-    report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
-    report = safe_report(report, known)  # model text through the secret masker, every format
+    report = shown_report(report, known)
     write_warnings(report)
     if verbose:
         _explain(report)
@@ -55,6 +54,13 @@ def emit(report: Report, *, known: KnownSecrets, fmt: str, output: str | None, s
         text.write(report, stream, color=color_on, quiet=True)
         return
     writer(fmt)(report, stream, color=color_on)
+
+
+def shown_report(report: Report, known: KnownSecrets) -> Report:
+    """The report as every output shows it (a report format, `run`'s text, JSON and page):
+    each value found in the change masked wherever it is (a path too), and the text a model
+    wrote through the secret masker."""
+    return safe_report(known.scrub_all(report), known)
 
 
 def refuse_redirected(flag: str, path: str) -> None:
