@@ -66,7 +66,7 @@ def read_brief(brief_path: str | None) -> dict[str, Any] | None:
     return load_brief(_read_text(brief_path, "brief"), brief_path)
 
 
-def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
+def _review_change(trigger: str, options: Options) -> tuple[Any, dict[str, bytes | None]]:
     """The staged change for a hook-like run inside a repository, else (None, {})."""
     if trigger not in REVIEW_TRIGGERS:
         return None, {}
@@ -75,7 +75,7 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
     except NotAGitRepository:
         return None, {}
     change = git.staged_change(root)
-    return with_new_blobs(root, change)
+    return with_new_blobs(root, change, gitleaks=options.gitleaks)
 
 
 def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | None:
@@ -116,7 +116,7 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     brief = read_brief(brief_path)
     policy = read_policy(policy_path, options)
     sources = read_context(context_paths)
-    change, blobs = _review_change(trigger)
+    change, blobs = _review_change(trigger, options)
     known = KnownSecrets()  # the secret values this run finds, masked in all it sends
     model = make_model(options, known)
     ctx = TeamContext(model=model, options=options, known_secrets=known, change=change,
@@ -134,7 +134,7 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
         raise ReviewAgentError(f"the graph ended without a final output: {final.get('message')}")
     # every form shows the report as review's outputs do: masked of the run's values
     report = shown_report(build_report(final, change or Change("", None, ()), options, trigger,
-                                       0.0, known=known), known)
+                                       0.0, known=known), known, options.gitleaks)
     if fmt == "json":
         stream.write(json.dumps(report.final_output, sort_keys=True, indent=2,
                                 ensure_ascii=False, default=list) + "\n")

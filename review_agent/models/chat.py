@@ -185,8 +185,10 @@ class ChatModel:
         known = self.settings.known_secrets
         if known is None:  # no change under review: what each request holds
             known = KnownSecrets()
-        system, user = redact_request(system, known), redact_request(user, known)
-        keyed = user if cached_as is None else redact_request(cached_as, known)
+        gitleaks = self.settings.gitleaks
+        system, user = redact_request(system, known, gitleaks), redact_request(user, known,
+                                                                               gitleaks)
+        keyed = user if cached_as is None else redact_request(cached_as, known, gitleaks)
         k = cache.key(system, keyed, self.spec, self.base_url)
         root = self._root()
         if self.settings.cache:
