@@ -13,7 +13,7 @@ from review_agent.commands.secrets_cmd import change_report
 from review_agent.config.command_line import load_options, worktree_reader
 from review_agent.config.options import Options
 from review_agent.review.file_work import FileSettings
-from review_agent.secrets import KnownSecrets, scan_text
+from review_agent.secrets import KnownSecrets, redact_request, redact_values, scan_text
 from review_agent.secrets.examples import fill
 from review_agent.secrets.gitleaks_config import (
     GitleaksConfig,
@@ -205,3 +205,15 @@ def test_two_repositories_read_in_one_process_keep_their_own_config(tmp_path: Pa
     assert plain == [("github-pat", False)]
     # the hook's pre-made file work is taken only for the very configuration
     assert FileSettings.of(options_a) != FileSettings.of(options_b)
+
+
+def test_the_free_text_passes_apply_the_config_they_are_handed() -> None:
+    """A model's message and the request at the wire are scanned with the run's custom
+    rules too (handed in, as the scans are), and with none when none is handed."""
+    token = "ACME-" + fill("{D6}", RNG)  # an internal id format only the custom rule knows
+    cfg, _ = _cfg("[[rules]]\nid = 'acme-token'\nregex = '''ACME-[0-9]{6}'''\n")
+    text = f"the model quotes {token} back"
+    for masked in (redact_values, redact_request):
+        assert masked(text, KnownSecrets()) == text
+        shown = masked(text, KnownSecrets(), cfg)
+        assert token not in shown and "[REDACTED:custom-acme-token:" in shown
