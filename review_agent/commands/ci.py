@@ -172,9 +172,9 @@ def ci_command(*, root: Path, base: str | None, head: str | None, options: Optio
                                events_path=events_path, prompt_files=prompt_files, part=owned)
     if part.total > 1:
         report = report._replace(shard=part.label)
-    report = safe_report(report, known)
-    emit(report, known=known, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet,
-         verbose=verbose)
+    report = safe_report(report, known, options.gitleaks)
+    emit(report, known=known, gitleaks=options.gitleaks, fmt=fmt, output=output, stream=stream,
+         color=color, quiet=quiet, verbose=verbose)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
         # the github format writes its own; a secret found in the change is never shown

@@ -14,6 +14,7 @@ from review_agent.records import SEVERITY_RANK, Report
 from review_agent.report import text, writer
 from review_agent.report.common import safe_report, summary_line
 from review_agent.report.nothing import nothing_report
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.known import KnownSecrets
 from review_agent.text.printable import one_line
 
@@ -33,15 +34,16 @@ def use_color(stream: TextIO, color: str = "auto") -> bool:
     return bool(isatty and isatty())
 
 
-def emit(report: Report, *, known: KnownSecrets, fmt: str, output: str | None, stream: TextIO,
-         color: str, quiet: bool, verbose: bool = False) -> None:
+def emit(report: Report, *, known: KnownSecrets, gitleaks: GitleaksConfig, fmt: str,
+         output: str | None, stream: TextIO, color: str, quiet: bool, verbose: bool = False
+         ) -> None:
     """Write the report to --output (and a summary to stdout) or to stdout; its warnings
     (a model failure, a spent limit, dropped model findings) go to stderr in every format.
-    `known`: the secret values found in the reviewed change, masked in all of it."""
+    `known`: the secret values found in the reviewed change, masked in all of it; `gitleaks`:
+    the run's .gitleaks.toml, whose rules the model's text is scanned with too."""
     if not shows_excerpts(fmt, report.trigger_source, report.shard):
         report = report._replace(files=())  # nothing to scrub that is not shown
-    report = known.scrub_all(report)  # a secret found in the change (a path too) is never shown
-    report = safe_report(report, known)  # model text through the secret masker, every format
+    report = shown_report(report, known, gitleaks)
     write_warnings(report)
     if verbose:
         _explain(report)
@@ -55,6 +57,13 @@ def emit(report: Report, *, known: KnownSecrets, fmt: str, output: str | None, s
         text.write(report, stream, color=color_on, quiet=True)
         return
     writer(fmt)(report, stream, color=color_on)
+
+
+def shown_report(report: Report, known: KnownSecrets, gitleaks: GitleaksConfig) -> Report:
+    """The report as every output shows it (a report format, `run`'s text, JSON and page):
+    each value found in the change masked wherever it is (a path too), and the text a model
+    wrote through the secret masker (with `gitleaks`' rules)."""
+    return safe_report(known.scrub_all(report), known, gitleaks)
 
 
 def refuse_redirected(flag: str, path: str) -> None:
@@ -81,8 +90,8 @@ def emit_nothing(message: str, *, fmt: str, output: str | None, stream: TextIO,
     elif output:
         _write_file(output, lambda fh: writer(fmt)(report, fh, color=False))
     else:
-        emit(report, known=KnownSecrets(), fmt=fmt, output=None, stream=stream, color=color,
-             quiet=quiet)
+        emit(report, known=KnownSecrets(), gitleaks=EMPTY, fmt=fmt, output=None, stream=stream,
+             color=color, quiet=quiet)
     if quiet:
         return
     if output:

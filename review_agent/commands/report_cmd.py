@@ -13,6 +13,7 @@ from review_agent.errors import ReviewAgentError
 from review_agent.report.github import append_summary
 from review_agent.report.merge import DEFAULT_MAX_FINDINGS, merge_documents
 from review_agent.review.pipeline import review_incomplete
+from review_agent.secrets.gitleaks_config import EMPTY
 from review_agent.secrets.known import KnownSecrets
 
 MAX_REPORT_BYTES = 256 << 20
@@ -44,8 +45,8 @@ def merge_command(paths: Sequence[str], *, fmt: str, output: str | None, fail_on
     report = merge_documents([(p, _read(p)) for p in paths],
                              max_findings if max_findings is not None else DEFAULT_MAX_FINDINGS)
     # the parts' documents are masked already; a merge finds no value of its own
-    emit(report, known=KnownSecrets(), fmt=fmt, output=output, stream=stream, color=color,
-         quiet=quiet)
+    emit(report, known=KnownSecrets(), gitleaks=EMPTY, fmt=fmt, output=output, stream=stream,
+         color=color, quiet=quiet)
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if fmt != "github" and summary and env.get("GITHUB_ACTIONS", "").lower() == "true":
         append_summary(report, summary)

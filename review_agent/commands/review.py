@@ -119,12 +119,13 @@ def hook_command(args: argparse.Namespace, stream: TextIO, env: Mapping[str, str
             from review_agent.review.pipeline import with_new_blobs  # lazy: see REVIEW_MODULES
 
             change, blobs = ((hook.change, hook.blobs) if hook.blobs is not None
-                             else with_new_blobs(root, hook.change, reads.read_blobs_sized))
+                             else with_new_blobs(root, hook.change, reads.read_blobs_sized,
+                                                 gitleaks=options.gitleaks))
             report = filters.apply(report, root, change, blobs, options, warn, known=known)
         except ReviewAgentError as trouble:
             warn(f"{trouble}; every reported secret counts")
-        emit(report, known=known, fmt=args.fmt or "text", output=args.output, stream=stream,
-             color=args.color, quiet=args.quiet)
+        emit(report, known=known, gitleaks=options.gitleaks, fmt=args.fmt or "text",
+             output=args.output, stream=stream, color=args.color, quiet=args.quiet)
         return max(secret_gate(report.findings, options, stopped), int(options.strict))
 
 
@@ -489,8 +490,9 @@ def _review_and_report(root: Path, change: Change, options: Options, args: argpa
 
         report = report._replace(final_output={**report.final_output,
                                                "split_part": split_run.label(part)})
-    emit(report, known=known, fmt=args.fmt or "text", output=args.output, stream=stream,
-         color=args.color, quiet=args.quiet, verbose=args.verbose)
+    emit(report, known=known, gitleaks=options.gitleaks, fmt=args.fmt or "text",
+         output=args.output, stream=stream, color=args.color, quiet=args.quiet,
+         verbose=args.verbose)
     if part is not None:
         whole = split_run.record(part, report, _state_dir())
         if whole is not None and not args.quiet:

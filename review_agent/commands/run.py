@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from review_agent.commands.output import shown_report
 from review_agent.config.options import Options
 from review_agent.config.policy import load_policy
 from review_agent.errors import ConfigError, NotAGitRepository, ReviewAgentError
-from review_agent.graph.engine import TRANSITION_EVENTS
+from review_agent.graph.engine import TRANSITION_EVENTS, event_line
 from review_agent.records import Change
 from review_agent.report.html import write
 from review_agent.review.pipeline import build_report, make_model, run_team, with_new_blobs
@@ -65,7 +66,7 @@ def read_brief(brief_path: str | None) -> dict[str, Any] | None:
     return load_brief(_read_text(brief_path, "brief"), brief_path)
 
 
-def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
+def _review_change(trigger: str, options: Options) -> tuple[Any, dict[str, bytes | None]]:
     """The staged change for a hook-like run inside a repository, else (None, {})."""
     if trigger not in REVIEW_TRIGGERS:
         return None, {}
@@ -74,7 +75,7 @@ def _review_change(trigger: str) -> tuple[Any, dict[str, bytes | None]]:
     except NotAGitRepository:
         return None, {}
     change = git.staged_change(root)
-    return with_new_blobs(root, change)
+    return with_new_blobs(root, change, gitleaks=options.gitleaks)
 
 
 def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | None:
@@ -84,10 +85,11 @@ def read_policy(policy_path: str | None, options: Options) -> dict[str, Any] | N
     return load_policy(_read_text(policy_path, "policy"), policy_path)
 
 
-def _transition_printer(stream: TextIO) -> Any:
+def _transition_printer(stream: TextIO, known: KnownSecrets) -> Any:
+    """The sink of `--transitions`: the event log's lines (masked as it masks them)."""
     def sink(event: dict[str, Any]) -> None:
         if event.get("event") in TRANSITION_EVENTS:
-            stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+            stream.write(event_line(event, known))
 
     return sink
 
@@ -114,7 +116,7 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
     brief = read_brief(brief_path)
     policy = read_policy(policy_path, options)
     sources = read_context(context_paths)
-    change, blobs = _review_change(trigger)
+    change, blobs = _review_change(trigger, options)
     known = KnownSecrets()  # the secret values this run finds, masked in all it sends
     model = make_model(options, known)
     ctx = TeamContext(model=model, options=options, known_secrets=known, change=change,
@@ -124,20 +126,22 @@ def run_command(*, task: str, role: str | None, brief_path: str | None,
                           max_iterations=max_iterations or options.max_iterations or 1,
                           approval_policy=policy)
     final = run_team(state, ctx, options.graph, events_path, max_iterations=max_iterations,
-                     sink=_transition_printer(stream) if transitions else None)
+                     sink=_transition_printer(stream, known) if transitions else None)
     output = final.get("final_output")
     if transitions:
         return 1 if isinstance(output, dict) and output.get("status") == "failed" else 0
     if not isinstance(output, dict):
         raise ReviewAgentError(f"the graph ended without a final output: {final.get('message')}")
+    # every form shows the report as review's outputs do: masked of the run's values
+    report = shown_report(build_report(final, change or Change("", None, ()), options, trigger,
+                                       0.0, known=known), known, options.gitleaks)
     if fmt == "json":
-        stream.write(json.dumps(output, sort_keys=True, indent=2, ensure_ascii=False,
-                                default=list) + "\n")
+        stream.write(json.dumps(report.final_output, sort_keys=True, indent=2,
+                                ensure_ascii=False, default=list) + "\n")
     elif fmt == "html":  # the proposal and its critique on one page
-        write(build_report(final, change or Change("", None, ()), options, trigger, 0.0,
-                           known=known), stream)
+        write(report, stream)
     else:
-        stream.write(render_text(output))
+        stream.write(render_text(report.final_output))
     return 1 if output.get("status") == "failed" else 0
 
 

@@ -41,7 +41,8 @@ def secrets_command(*, root: Path | None, staged: bool, paths: Sequence[str], op
 
     files = list(walk_files(paths))
     hits = scan_paths_on_cores(files, allow=options.secrets_allow,
-                               allow_paths=options.secrets_allow_paths)
+                               allow_paths=options.secrets_allow_paths,
+                               gitleaks=options.gitleaks)
     return _report(hits, len(files), options, started)
 
 
@@ -57,10 +58,12 @@ def history_report(git_dir: Path, options: Options, known: KnownSecrets) -> Repo
     with activity(f"scanning {len(commits):,} commits"):
         for sha, parent in commits:
             change, blobs = with_new_blobs(git_dir, git.range_change(git_dir, parent or empty,
-                                                                     sha))
+                                                                     sha),
+                                           gitleaks=options.gitleaks)
             files.update(f.path for f in change.files)
             hits = secrets.scan_change(change, blobs, allow=options.secrets_allow,
-                                       allow_paths=options.secrets_allow_paths)
+                                       allow_paths=options.secrets_allow_paths,
+                                       gitleaks=options.gitleaks)
             known.add(hits)
             found.extend(f._replace(message=f"{f.message} (commit {sha[:12]})")
                          for f in secrets.hit_findings(hits))
@@ -78,9 +81,10 @@ def change_report(root: Path, change: Change, options: Options,
     the values found are added to `known`."""
     started = time.perf_counter()
     if blobs is None:
-        change, blobs = with_new_blobs(root, change)
+        change, blobs = with_new_blobs(root, change, gitleaks=options.gitleaks)
     hits = secrets.scan_change(change, blobs, allow=options.secrets_allow,
-                               allow_paths=options.secrets_allow_paths)
+                               allow_paths=options.secrets_allow_paths,
+                               gitleaks=options.gitleaks)
     known.add(hits)
     return _report(hits, len(change.files), options, started)
 
@@ -112,7 +116,8 @@ def _report(hits: Iterable[SecretHit], scanned: int, options: Options, started: 
 def write_and_exit(report: Report, options: Options, explicit_fail_on: bool, fmt: str,
                    output: str | None, stream: TextIO, color: str, quiet: bool,
                    known: KnownSecrets) -> int:
-    emit(report, known=known, fmt=fmt, output=output, stream=stream, color=color, quiet=quiet)
+    emit(report, known=known, gitleaks=options.gitleaks, fmt=fmt, output=output, stream=stream,
+         color=color, quiet=quiet)
     # Like gitleaks and detect-secrets-hook, a found secret exits 1 unless --fail-on says.
     if not explicit_fail_on:
         options = options._replace(fail_on="error")

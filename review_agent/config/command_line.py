@@ -67,8 +67,7 @@ def load_options(args: argparse.Namespace, read: Callable[[str], bytes | None],
         options = worktree_paths(options, from_repo, root, on_warning, lenient=lenient)
 
     # the same reader as the config: the work tree in the hook, the base revision in CI
-    gitleaks_config.activate(gitleaks_config.load(read, on_warning))
-
+    options = options._replace(gitleaks=gitleaks_config.load(read, on_warning))
     return with_rules(options, read, on_warning)
 
 

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from review_agent.config.policy import normalize_policy
 from review_agent.errors import ConfigError
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.text.printable import one_line
 from review_agent.text.user_regex import RE2Error, compile_re2
 
@@ -52,6 +53,9 @@ class Options(NamedTuple):
     approval_policy: Mapping[str, Any] | None = None  # seed 001 (team/policy.py): None: defaults
     instructions: str | None = None  # the repository's review rules for the model
     model_budgets: tuple[tuple[str, int], ...] = ()  # (model spec, token_budget) pairs
+    # the repository's .gitleaks.toml and .gitleaksignore, read where the configuration is
+    # (the work tree, or the base revision of a range): every scan of the run applies it
+    gitleaks: GitleaksConfig = EMPTY
 
 
 def _str(v: Any) -> str:

@@ -8,14 +8,18 @@ from collections.abc import Callable
 
 from review_agent.config.options import Options
 from review_agent.secrets import redact
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 
 RULES_PATH = ".review-agent/rules.md"
 MAX_CHARS = 3000
 
 
-def cap(text: str, source: str, warn: Callable[[str], None]) -> str:
-    """`text` cut to MAX_CHARS at a line end (said in a warning), without our delimiters."""
-    text = redact(text.replace("\r\n", "\n"))[0].replace("RULES>>>", "RULES>>").strip()
+def cap(text: str, source: str, warn: Callable[[str], None],
+        gitleaks: GitleaksConfig = EMPTY) -> str:
+    """`text` redacted (`gitleaks`' rules too), cut to MAX_CHARS at a line end (said in a
+    warning), without our delimiters."""
+    text = redact(text.replace("\r\n", "\n"), gitleaks=gitleaks)[0].replace(
+        "RULES>>>", "RULES>>").strip()
     if len(text) <= MAX_CHARS:
         return text
     cut = text.rfind("\n", 0, MAX_CHARS + 1)
@@ -27,11 +31,13 @@ def cap(text: str, source: str, warn: Callable[[str], None]) -> str:
 
 def with_rules(options: Options, read: Callable[[str], bytes | None],
                warn: Callable[[str], None]) -> Options:
-    """Options whose `instructions` hold the effective review rules (config wins over the file)."""
+    """Options whose `instructions` hold the effective review rules (config wins over the
+    file), redacted with the options' .gitleaks.toml too."""
     if options.instructions:
-        return options._replace(instructions=cap(options.instructions, "instructions", warn))
+        return options._replace(instructions=cap(options.instructions, "instructions", warn,
+                                                 options.gitleaks))
     blob = read(RULES_PATH)
     if not blob:
         return options
-    return options._replace(instructions=cap(blob.decode("utf-8", "replace"), RULES_PATH, warn)
-                            or None)
+    return options._replace(instructions=cap(blob.decode("utf-8", "replace"), RULES_PATH, warn,
+                                             options.gitleaks) or None)

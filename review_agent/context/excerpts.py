@@ -47,7 +47,8 @@ def stage_file(fc: FileChange, blob: bytes | None, options: Options, recall: boo
         if not any(ln.kind == "-" for ln in old_side):
             continue
         text, hits = secrets.redact("\n".join(ln.text for ln in old_side), fc.path,
-                                    allow=allow, allow_paths=allow_paths, recall=recall)
+                                    allow=allow, allow_paths=allow_paths, recall=recall,
+                                    gitleaks=options.gitleaks)
         redacted.extend(hits)
         aligned = _aligned(text, len(old_side))
         for i, ln in enumerate(old_side):
@@ -127,7 +128,7 @@ def _new_side_excerpts(fc: FileChange, blob: bytes | None, options: Options, rec
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     for lo, piece in pieces(text, spans):
         done, found = secrets.redact(piece, fc.path, allow=allow, allow_paths=allow_paths,
-                                     recall=recall, first_line=lo)
+                                     recall=recall, first_line=lo, gitleaks=options.gitleaks)
         hits.extend(found)
         count = piece.count("\n") + 1
         red.update(zip(range(lo, lo + count), _aligned(done, count).values(), strict=True))
@@ -199,7 +200,8 @@ def _hunks_redacted(fc: FileChange, options: Options, recall: bool
         if not side:
             continue
         text, hits = secrets.redact("\n".join(ln.text for ln in side), fc.path,
-                                    allow=allow, allow_paths=allow_paths, recall=recall)
+                                    allow=allow, allow_paths=allow_paths, recall=recall,
+                                    gitleaks=options.gitleaks)
         found.extend(hits)
         for i, t in _aligned(text, len(side)).items():
             out[side[i].new_no or 0] = t

@@ -12,6 +12,7 @@ from review_agent.context.render import file_size
 from review_agent.context.skips import skip_reason
 from review_agent.records import Change, ContextBundle, ContextFile, FileChange
 from review_agent.secrets import KnownSecrets, SecretHit, kept
+from review_agent.secrets.gitleaks_config import GitleaksConfig
 from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.text.paths import SOURCE, is_test_path, language_of
 
@@ -34,7 +35,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     """
     allow, allow_paths = options.secrets_allow, options.secrets_allow_paths
     budget = options.max_context_bytes
-    path_hits = scan_paths_of(change)
+    path_hits = scan_paths_of(change, options.gitleaks)
     known.add(path_hits)
     not_reviewed: list[tuple[str, str]] = []
     # each file as staged, its redactions, and whether its excerpts count against the budget
@@ -68,7 +69,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
     # every file is scanned, the ones not reviewed too
     rescanned = secrets.scan_change(
         change._replace(files=tuple(changed[i] for i in rescan)), blobs, allow=allow,
-        allow_paths=allow_paths,
+        allow_paths=allow_paths, gitleaks=options.gitleaks,
         done=[added_hits[i] if i < len(added_hits) else None for i in rescan])
     known.add(rescanned)  # a reported value is masked wherever else it is shown
     hits.extend(rescanned)
@@ -112,15 +113,15 @@ def _within_budget(found_in: Sequence[tuple[FileChange, ContextFile, int, bool]]
     return tuple(cf for _, cf in kept), dropped, used, redactions
 
 
-def scan_paths_of(change: Change) -> list[SecretHit]:
-    """Secrets in file and directory names (each component scanned like a line of text),
-    for the change's `KnownSecrets`, so every output masks them."""
+def scan_paths_of(change: Change, gitleaks: GitleaksConfig) -> list[SecretHit]:
+    """Secrets in file and directory names (each component scanned like a line of text,
+    `gitleaks`' rules too), for the change's `KnownSecrets`, so every output masks them."""
     # one component per line (a path is names, not one long token), a blank line between
     # paths; one scan for all of them
     text = "\n\n".join(path.replace("/", "\n") for path in _paths(change))
     # a hex or UUID name (a content-addressed directory, a build id) stays readable: a path
     # is masked for a provider's token or a random-looking token, not for an id
-    return [h for h in secrets.scan_text(text, "", recall=True)
+    return [h for h in secrets.scan_text(text, "", recall=True, gitleaks=gitleaks)
             if not (h.rule in RECALL_RULES and kept.is_id_name(h.value))]
 
 

@@ -366,8 +366,13 @@ def events_writer(path: str | Path, known: KnownSecrets
         raise ReviewAgentError(f"cannot write events to {path}: {exc.strerror}") from None
 
     def write(event: dict[str, Any]) -> None:
-        line = json.dumps(event, ensure_ascii=False, default=str)
-        stream.write(known.scrub(line) + "\n")  # a secret found in the change never shows
+        stream.write(event_line(event, known))
         stream.flush()
 
     return write, stream.close
+
+
+def event_line(event: Mapping[str, Any], known: KnownSecrets) -> str:
+    """An event as the JSON line the event log and `run --transitions` print, masked of the
+    values `known` holds (found so far): a secret found in the change never shows."""
+    return known.scrub(json.dumps(event, ensure_ascii=False, default=str)) + "\n"

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 from review_agent.records import ContextBundle, Finding
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.known import KnownSecrets
 
 
@@ -20,6 +21,7 @@ class ModelSettings(NamedTuple):
     # the secret values found in the change under review, masked in every request (and what
     # the last pass at the wire finds is added); None: each request's own values only
     known_secrets: KnownSecrets | None = None
+    gitleaks: GitleaksConfig = EMPTY  # the repository's .gitleaks.toml, for that last pass
 
 
 class ModelReply(NamedTuple):

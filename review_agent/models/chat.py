@@ -185,8 +185,10 @@ class ChatModel:
         known = self.settings.known_secrets
         if known is None:  # no change under review: what each request holds
             known = KnownSecrets()
-        system, user = redact_request(system, known), redact_request(user, known)
-        keyed = user if cached_as is None else redact_request(cached_as, known)
+        gitleaks = self.settings.gitleaks
+        system, user = redact_request(system, known, gitleaks), redact_request(user, known,
+                                                                               gitleaks)
+        keyed = user if cached_as is None else redact_request(cached_as, known, gitleaks)
         k = cache.key(system, keyed, self.spec, self.base_url)
         root = self._root()
         if self.settings.cache:
@@ -247,9 +249,12 @@ class ChatModel:
                 if corrected or time.monotonic() >= deadline:
                     raise AskFailed(f"malformed reply from {where}: {exc}", sent) from None
                 corrected = True
+                # the model's reply (and the error quoting it) leave again: the wire pass too
                 if msg.text.strip():
-                    messages = [*messages, {"role": "assistant", "content": msg.text[:8000]}]
-                messages = [*messages, {"role": "user", "content": CORRECTION.format(why=exc)}]
+                    messages = [*messages, {"role": "assistant", "content": redact_request(
+                        msg.text[:8000], known, gitleaks)}]
+                messages = [*messages, {"role": "user", "content": redact_request(
+                    CORRECTION.format(why=exc), known, gitleaks)}]
                 continue
             if self.settings.cache:
                 cache.store(root, k, msg.text)

@@ -8,27 +8,31 @@ from collections.abc import Iterable
 from review_agent.findings import limit
 from review_agent.records import Finding, Report
 from review_agent.secrets import KnownSecrets, redact_values
+from review_agent.secrets.gitleaks_config import GitleaksConfig
 from review_agent.text.printable import one_line
 
 TOOL_NAME = "review-agent"
 INFORMATION_URI = "https://github.com/review-agent/review-agent"
 
-def safe_report(report: Report, known: KnownSecrets) -> Report:
+def safe_report(report: Report, known: KnownSecrets, gitleaks: GitleaksConfig) -> Report:
     """The report with every text a model (or a model server) wrote through the secret
-    masker: a key a model quotes back is printed as its placeholder, in every format (and
-    added to `known`, the change's values, with every value of which it is masked)."""
-    findings = tuple(
-        f._replace(message=redact_values(f.message, known), rule=redact_values(f.rule, known))
-        if f.source == "model" else f for f in report.findings)
+    masker (`gitleaks`' rules too): a key a model quotes back is printed as its placeholder,
+    in every format (and added to `known`, the change's values, with every value of which
+    it is masked)."""
+    def masked(text: str) -> str:
+        return redact_values(text, known, gitleaks)
+
+    findings = tuple(f._replace(message=masked(f.message), rule=masked(f.rule))
+                     if f.source == "model" else f for f in report.findings)
     out = dict(report.final_output)
     context = out.get("context_warnings")
     if isinstance(context, list):
-        out["context_warnings"] = [redact_values(str(w), known) for w in context]
+        out["context_warnings"] = [masked(str(w)) for w in context]
     message = out.get("message")
     if isinstance(message, str):
-        out["message"] = redact_values(message, known)
+        out["message"] = masked(message)
     return report._replace(findings=findings, final_output=out,
-                           warnings=tuple(redact_values(w, known) for w in report.warnings))
+                           warnings=tuple(masked(w) for w in report.warnings))
 
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:

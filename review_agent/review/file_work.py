@@ -18,6 +18,7 @@ from review_agent.config.options import Options
 from review_agent.context.skips import skip_reason
 from review_agent.records import FileChange
 from review_agent.review.filters import names_review_agent
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.staged import scan_file
 
@@ -29,18 +30,20 @@ class FileSettings(NamedTuple):
     disable: tuple[str, ...] = ()
     secrets_allow: tuple[str, ...] = ()
     secrets_allow_paths: tuple[str, ...] = ()
+    gitleaks: GitleaksConfig = EMPTY
 
     @classmethod
     def of(cls, options: Options) -> FileSettings:
         return cls(tuple(options.exclude), tuple(options.disable),
-                   tuple(options.secrets_allow), tuple(options.secrets_allow_paths))
+                   tuple(options.secrets_allow), tuple(options.secrets_allow_paths),
+                   options.gitleaks)
 
     def options(self) -> Options:
         """Options holding these settings and defaults for the rest (what the functions
         the work calls take)."""
         return Options(exclude=self.exclude, disable=self.disable,
                        secrets_allow=self.secrets_allow,
-                       secrets_allow_paths=self.secrets_allow_paths)
+                       secrets_allow_paths=self.secrets_allow_paths, gitleaks=self.gitleaks)
 
 
 class FileWork(NamedTuple):
@@ -75,7 +78,8 @@ def analyse_file(fc: FileChange, blobs: Mapping[str, bytes | None], settings: Fi
     options = settings.options()
     blob = blobs.get(fc.new_sha)
     reason = skip_reason(fc, blobs, options)
-    hits = (tuple(scan_file(fc, blob, settings.secrets_allow, settings.secrets_allow_paths))
+    hits = (tuple(scan_file(fc, blob, settings.secrets_allow, settings.secrets_allow_paths,
+                            settings.gitleaks))
             if scan or reason is not None else None)
     lines = None if fc.oversized else line_rules(fc, options, blobs)
     return FileWork(fc, blob, fc.new_sha in blobs, settings, reason, hits, lines,

@@ -20,6 +20,7 @@ from review_agent.models.base import ModelAdapter, ModelSettings
 from review_agent.records import Change, ContextBundle, Finding, Report, ReviewedFile
 from review_agent.review import filters
 from review_agent.review.file_work import FileSettings, FileWork, for_change
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.stream import skeleton
@@ -78,7 +79,7 @@ def review_change(
     started = time.perf_counter()
     check_reviewer_prompt(prompts_dir or options.prompts_dir, prompt_files)
     if blobs is None:
-        change, blobs = with_new_blobs(root, change, read_blobs)
+        change, blobs = with_new_blobs(root, change, read_blobs, gitleaks=options.gitleaks)
     whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None
     if part is not None:
         owned = frozenset(part)
@@ -157,7 +158,7 @@ def with_deterministic(
         opts = ctx.options
         scanned = secrets.scan_change(
             change, ctx.blobs, allow=opts.secrets_allow, allow_paths=opts.secrets_allow_paths,
-            done=hits)
+            gitleaks=opts.gitleaks, done=hits)
         ctx.known_secrets.add(scanned)  # a reported value is masked wherever else it is shown
         found = secrets.hit_findings(scanned)
     deterministic = None if checked is None else tuple(found + checked)
@@ -224,13 +225,15 @@ def check_reviewer_prompt(directory: str | None, files: Mapping[str, str] | None
         raise ConfigError(f"{where} has no reviewer.md.j2 (role: reviewer)")
 
 
-def with_new_blobs(root: Path, change: Change, read_blobs: BlobReader = git.read_blobs_sized
+def with_new_blobs(root: Path, change: Change, read_blobs: BlobReader = git.read_blobs_sized,
+                   *, gitleaks: GitleaksConfig = EMPTY
                    ) -> tuple[Change, dict[str, bytes | None]]:
     """The change with its new-side blob sizes, and the blobs (`read_blobs`: one cat-file
     process, or what the hook read while it started).
 
     Blobs over BLOB_READ_LIMIT are not read, except those of oversized files (too many
-    changed lines to parse), read up to SECRET_SCAN_LIMIT so their secrets are still found.
+    changed lines to parse), read up to SECRET_SCAN_LIMIT so their secrets are still found;
+    larger ones become skeletons holding the lines with a secret (`gitleaks`' rules too).
     """
     shas = new_blob_ids((f.old_mode, f.new_mode, f.new_sha) for f in change.files)
     if not shas:
@@ -245,7 +248,7 @@ def with_new_blobs(root: Path, change: Change, read_blobs: BlobReader = git.read
     for f in change.files:
         if (f.oversized and blobs.get(f.new_sha) is None
                 and sizes.get(f.new_sha, 0) > SECRET_SCAN_LIMIT):
-            blobs[f.new_sha] = skeleton(git.stream_blob(root, f.new_sha), f.path)
+            blobs[f.new_sha] = skeleton(git.stream_blob(root, f.new_sha), f.path, gitleaks)
     files = tuple(f._replace(new_size=sizes.get(f.new_sha)) for f in change.files)
     return change._replace(files=files), blobs
 
@@ -260,6 +263,7 @@ def make_model(options: Options, known: KnownSecrets) -> ModelAdapter:
         workers=options.workers,
         send_key=options.api_key_allowed,
         known_secrets=known,
+        gitleaks=options.gitleaks,
     ))
 
 

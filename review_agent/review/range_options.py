@@ -62,13 +62,13 @@ def range_options(root: Path, base_sha: str, head_sha: str, cli: Mapping[str, An
                               f"the base revision {tree.rev[:12]}")
         options = options._replace(baseline=str(pin(blob, "baselines", ".json")))
 
+    options = options._replace(gitleaks=gitleaks_from_tree(tree, warn))
     # the model's review rules too are the base's (.review-agent/rules.md of its tree)
     options = with_rules(options, lambda rel: tree.read(rel, "review rules"), warn)
-    gitleaks_from_tree(tree, warn)
     return options._replace(report_exemptions=True), prompt_files
 
 
-def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> None:
+def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> gitleaks_config.GitleaksConfig:
     """The base revision's .gitleaks.toml and .gitleaksignore, for every scan of the range
     (as the hook loads the work tree's): the organisation's own token formats are found and
     its allowlists hold, and a branch that edits either file changes nothing."""
@@ -79,7 +79,7 @@ def gitleaks_from_tree(tree: BaseTree, warn: Warn) -> None:
             warn(f"{exc}; not used")
             return None
 
-    gitleaks_config.activate(gitleaks_config.load(read, warn))
+    return gitleaks_config.load(read, warn)
 
 
 def pin(blob: bytes, kind: str, suffix: str) -> Path:

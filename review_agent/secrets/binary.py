@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.scanner import scan_text
 
@@ -58,10 +59,12 @@ def _runs(data: bytes, cls: bytes, needle: bytes, codec: str) -> list[tuple[int,
 
 
 def scan_binary(data: bytes, path: str, *, allow: Sequence[str] = (),
-                allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+                allow_paths: Sequence[str] = (), gitleaks: GitleaksConfig = EMPTY
+                ) -> list[SecretHit]:
     """Every secret in the printable runs of `data`, named by the blob's lines."""
     text, lines = printable_runs(data)
     if not text:
         return []
-    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, binary=True)
+    hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, binary=True,
+                     gitleaks=gitleaks)
     return [h._replace(line=lines[h.line - 1], end_line=lines[h.end_line - 1]) for h in hits]

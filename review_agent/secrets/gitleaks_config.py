@@ -2,9 +2,10 @@
 keeps its exceptions and its own rules.
 
 Read from text (the caller decides which revision: the work tree in the hook, the base
-revision in CI), parsed once into records, applied to every scan: a custom rule's matches
-are hits like ours (redacted everywhere, reported unless allowed); an allowlist or an
-ignore fingerprint makes a hit allowed (still redacted, never reported).
+revision in CI), parsed once into a `GitleaksConfig` that the options carry
+(`Options.gitleaks`) and every scan is handed: a custom rule's matches are hits like ours
+(redacted everywhere, reported unless allowed); an allowlist or an ignore fingerprint makes
+a hit allowed (still redacted, never reported).
 """
 
 from __future__ import annotations
@@ -51,16 +52,6 @@ class GitleaksConfig(NamedTuple):
 
 
 EMPTY = GitleaksConfig()
-_active: list[GitleaksConfig] = [EMPTY]
-
-
-def activate(config: GitleaksConfig) -> None:
-    """The configuration every later scan in this process applies."""
-    _active[0] = config
-
-
-def active() -> GitleaksConfig:
-    return _active[0]
 
 
 def load(read: Callable[[str], bytes | None], warn: Callable[[str], None]) -> GitleaksConfig:
@@ -184,11 +175,10 @@ def _rule(entry: dict[str, Any], i: int, warn: Callable[[str], None]) -> CustomR
         tuple(_allowlist(a, where, warn) for a in lists), gid)
 
 
-def apply(text: str, path: str, hits: Sequence[SecretHit],
-          config: GitleaksConfig | None = None, first_line: int = 1) -> list[SecretHit]:
-    """`hits` plus the custom rules' matches, each allowed where the config says so;
-    `text` is a piece of the file starting at line `first_line`."""
-    cfg = active() if config is None else config
+def apply(text: str, path: str, hits: Sequence[SecretHit], cfg: GitleaksConfig,
+          first_line: int = 1) -> list[SecretHit]:
+    """`hits` plus the custom rules' matches, each allowed where `cfg` says so; `text` is a
+    piece of the file starting at line `first_line`."""
     if cfg is EMPTY or cfg == EMPTY:
         return list(hits)
     out = list(hits) + _custom_hits(text, path, cfg.rules, first_line)

@@ -1,6 +1,7 @@
 """`secrets PATHS` on every core: flake8's shape.
 
-The inputs are fixed before the pool starts (the file list, the allow patterns), chunks of
+The inputs are fixed before the pool starts (the file list, the allow patterns, the
+repository's .gitleaks.toml, each handed to the workers with their chunk), chunks of
 paths go through `Pool.imap` and come back in order, so the findings are the serial scan's,
 byte for byte. Small scans, one core, or a pool that cannot start run serially. The hook
 never comes here: a commit's change is scanned in-process (a pool's start-up is most of a
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from functools import partial
 
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.staged import scan_paths
 
@@ -34,15 +36,17 @@ def available_cores() -> int:
 
 
 def scan_paths_on_cores(paths: Sequence[str], *, allow: Sequence[str] = (),
-                        allow_paths: Sequence[str] = (), jobs: int | None = None,
-                        min_bytes: int = MIN_PARALLEL_BYTES) -> list[SecretHit]:
+                        allow_paths: Sequence[str] = (), gitleaks: GitleaksConfig = EMPTY,
+                        jobs: int | None = None, min_bytes: int = MIN_PARALLEL_BYTES
+                        ) -> list[SecretHit]:
     """`scan_paths` over `paths` split across `jobs` processes (default: every core) once
     they hold `min_bytes`."""
     jobs = available_cores() if jobs is None else jobs
     if jobs < 2 or len(paths) < 2 or _total_size(paths, min_bytes) < min_bytes:
-        return scan_paths(paths, allow=allow, allow_paths=allow_paths)
+        return scan_paths(paths, allow=allow, allow_paths=allow_paths, gitleaks=gitleaks)
     chunks = [paths[i:i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
-    scan = partial(_scan_chunk, allow=tuple(allow), allow_paths=tuple(allow_paths))
+    scan = partial(_scan_chunk, allow=tuple(allow), allow_paths=tuple(allow_paths),
+                   gitleaks=gitleaks)
     # A worker is born with Ctrl-C and SIGTERM held back until it has set its own handlers
     # (a signal between the fork and the initializer would otherwise kill it with a
     # traceback, and the pool would fork another); the parent gets them once the pool is
@@ -53,15 +57,15 @@ def scan_paths_on_cores(paths: Sequence[str], *, allow: Sequence[str] = (),
                                initargs=(held,))
     except OSError:  # no processes left, no /dev/shm: the same scan, serially
         _release(held)
-        return scan_paths(paths, allow=allow, allow_paths=allow_paths)
+        return scan_paths(paths, allow=allow, allow_paths=allow_paths, gitleaks=gitleaks)
     with pool:
         _release(held)
         return [hit for found in pool.imap(scan, chunks) for hit in found]
 
 
-def _scan_chunk(paths: Sequence[str], *, allow: tuple[str, ...], allow_paths: tuple[str, ...]
-                ) -> list[SecretHit]:
-    return scan_paths(paths, allow=allow, allow_paths=allow_paths)
+def _scan_chunk(paths: Sequence[str], *, allow: tuple[str, ...], allow_paths: tuple[str, ...],
+                gitleaks: GitleaksConfig) -> list[SecretHit]:
+    return scan_paths(paths, allow=allow, allow_paths=allow_paths, gitleaks=gitleaks)
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}

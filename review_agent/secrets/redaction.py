@@ -8,6 +8,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from review_agent.records import Finding
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.placeholder import placeholder
@@ -27,8 +28,8 @@ def mask(value: str) -> str:
 
 
 def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
-           allow_paths: Sequence[str] = (), recall: bool = True, first_line: int = 1
-           ) -> tuple[str, list[SecretHit]]:
+           allow_paths: Sequence[str] = (), recall: bool = True, first_line: int = 1,
+           gitleaks: GitleaksConfig = EMPTY) -> tuple[str, list[SecretHit]]:
     """Replace every secret (both tiers, allowed ones too, the recall tier included) by a
     placeholder, keeping the rest of its line: `api_key = [REDACTED:<rule>:<hash6>]`.
 
@@ -36,10 +37,10 @@ def redact(text: str, path: str = "", *, allow: Sequence[str] = (),
     block and a value split over lines get the placeholder on each of their lines. Every
     detected value is also replaced wherever else it appears in `text`. A pure function:
     the caller adds the hits to its change's `KnownSecrets` so the values are masked in
-    every other text too. `first_line`: as in scan_text.
+    every other text too. `first_line`, `gitleaks`: as in scan_text.
     """
     hits = scan_text(text, path, allow=allow, allow_paths=allow_paths, recall=recall,
-                     first_line=first_line)
+                     first_line=first_line, gitleaks=gitleaks)
     if not hits:
         return text, hits
     return KnownSecrets.of(hits).scrub(replace_hits(text, hits)), hits
@@ -97,24 +98,24 @@ def _line_pieces(text: str, start: int, end: int, whole: bool) -> list[tuple[int
     return out
 
 
-def redact_values(text: str, known: KnownSecrets) -> str:
+def redact_values(text: str, known: KnownSecrets, gitleaks: GitleaksConfig = EMPTY) -> str:
     """Free text that leaves (a task, a brief, a model's message in a report): each secret
-    replaced by its placeholder, the rest of its line kept, and every value `known` holds
-    masked; what is found here is added to `known`."""
-    return _masked(text, scan_text(text, recall=True), known)
+    (`gitleaks`' rules too) replaced by its placeholder, the rest of its line kept, and every
+    value `known` holds masked; what is found here is added to `known`."""
+    return _masked(text, scan_text(text, recall=True, gitleaks=gitleaks), known)
 
 
-def redact_request(text: str, known: KnownSecrets) -> str:
-    """The last pass before bytes leave for a model: no NUL-interleaved text, no secret, no
-    value `known` holds (what this pass finds is added to it)."""
+def redact_request(text: str, known: KnownSecrets, gitleaks: GitleaksConfig = EMPTY) -> str:
+    """The last pass before bytes leave for a model: no NUL-interleaved text, no secret
+    (`gitleaks`' rules too), no value `known` holds (what this pass finds is added to it)."""
     if "\0" in text:
         text = text.replace("\0", "")
     fences = [m.span() for m in FENCE.finditer(text)]
     if not fences:
-        return redact_values(text, known)
+        return redact_values(text, known, gitleaks)
     starts = [s for s, _ in fences]  # in order, not overlapping
     hits = []
-    for h in scan_text(text, recall=True):
+    for h in scan_text(text, recall=True, gitleaks=gitleaks):
         i = bisect_left(starts, h.end)  # fences starting before the hit's end
         if not (i and fences[i - 1][1] > h.start):
             hits.append(h)

@@ -15,6 +15,7 @@ from review_agent.secrets.allow import (
     value_allowed,
 )
 from review_agent.secrets.candidate import Candidate
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.recall import RULES as RECALL_RULES
 from review_agent.secrets.recall import recall_spans
@@ -39,8 +40,8 @@ PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
 
 def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
               allow_paths: Sequence[str] = (), recall: bool = False,
-              first_line: int = 1, state: str | Callable[[], str] = "", binary: bool = False
-              ) -> list[SecretHit]:
+              first_line: int = 1, state: str | Callable[[], str] = "", binary: bool = False,
+              gitleaks: GitleaksConfig = EMPTY) -> list[SecretHit]:
     """Every secret in `text`, both tiers, in order; `path` tunes the filters and allow globs.
 
     `recall=True` adds the redaction-only tier (credential-like names in every syntax,
@@ -49,13 +50,14 @@ def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),
     does (hits, and a .gitleaksignore entry, name the file's lines); `state` is the lexer
     state at its first line (inside a docstring or block comment), or what gives it when
     a candidate needs it (`lexical.state_before`). `binary`: the text is a binary's printable
-    runs, one per line (`binary.printable_runs`).
+    runs, one per line (`binary.printable_runs`). `gitleaks`: the repository's .gitleaks.toml
+    and .gitleaksignore (`Options.gitleaks`), its rules added and its allowlists applied.
     """
     if not text:
         return []
     hits = _hits(text, path, _all_candidates(text, path, recall, True, state, binary), allow,
                  allow_paths, first_line)
-    hits = gitleaks_config.apply(text, path, hits, first_line=first_line)  # .gitleaks.toml
+    hits = gitleaks_config.apply(text, path, hits, gitleaks, first_line)
     return levels.by_path(hits, path)
 
 

@@ -12,6 +12,7 @@ from review_agent.records import Change, FileChange
 from review_agent.secrets import regions
 from review_agent.secrets.binary import scan_binary
 from review_agent.secrets.decode import to_text, wide_encoding
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.lexical import state_before
 from review_agent.secrets.scanner import scan_text
@@ -28,6 +29,7 @@ def decode_text(data: bytes) -> str | None:
 
 def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
                 allow: Sequence[str] = (), allow_paths: Sequence[str] = (),
+                gitleaks: GitleaksConfig = EMPTY,
                 done: Sequence[Sequence[SecretHit] | None] = ()) -> list[SecretHit]:
     """Secrets touching an added line of the change (new-side line numbers).
 
@@ -40,16 +42,17 @@ def scan_change(change: Change, blobs: Mapping[str, bytes | None], *,
     hits: list[SecretHit] = []
     for i, fc in enumerate(change.files):
         found = done[i] if i < len(done) else None
-        hits.extend(scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths)
+        hits.extend(scan_file(fc, blobs.get(fc.new_sha), allow, allow_paths, gitleaks)
                     if found is None else found)
     return hits
 
 
 def scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str] = (),
-              allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+              allow_paths: Sequence[str] = (), gitleaks: GitleaksConfig = EMPTY
+              ) -> list[SecretHit]:
     """What `scan_change` finds in one file of a change (nothing in a deletion or a
     submodule)."""
-    return _scan_file(fc, blob, allow, allow_paths) if scanned(fc) else []
+    return _scan_file(fc, blob, allow, allow_paths, gitleaks) if scanned(fc) else []
 
 
 def scanned(fc: FileChange) -> bool:
@@ -58,33 +61,38 @@ def scanned(fc: FileChange) -> bool:
 
 
 def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
-               allow_paths: Sequence[str]) -> list[SecretHit]:
+               allow_paths: Sequence[str], gitleaks: GitleaksConfig) -> list[SecretHit]:
     if (blob is not None and not fc.binary and not fc.oversized
             and blob.find(b"\0", 0, SNIFF) < 0 and wide_encoding(blob) is None):
-        return _scan_added(fc, blob, allow, allow_paths)
+        return _scan_added(fc, blob, allow, allow_paths, gitleaks)
     text = decode_text(blob) if blob is not None else None
     if blob is not None and text is None:  # binary content: its printable runs
-        return scan_binary(blob, fc.path, allow=allow, allow_paths=allow_paths)
+        return scan_binary(blob, fc.path, allow=allow, allow_paths=allow_paths,
+                           gitleaks=gitleaks)
     if fc.binary:
         if text is None:
             return []
-        return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths)
+        return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths,
+                         gitleaks=gitleaks)
     if fc.oversized:  # too big to parse line by line: the staged file is scanned whole
-        return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths) if text else []
+        return scan_text(text, fc.path, allow=allow, allow_paths=allow_paths,
+                         gitleaks=gitleaks) if text else []
     if text is not None:  # UTF-16/32: its text as UTF-8, losslessly
-        return _scan_added(fc, text.encode("utf-8", "surrogateescape"), allow, allow_paths)
+        return _scan_added(fc, text.encode("utf-8", "surrogateescape"), allow, allow_paths,
+                           gitleaks)
     added = {no for no, _ in fc.added_lines}
     found: list[SecretHit] = []
     for hunk in fc.hunks:  # no blob (too large): the new side of each hunk, as git shows it
         new_lines = [ln for ln in hunk.lines if ln.kind != "-" and ln.new_no is not None]
         if new_lines:
             found += scan_text("\n".join(ln.text for ln in new_lines), fc.path, allow=allow,
-                               allow_paths=allow_paths, first_line=new_lines[0].new_no or 1)
+                               allow_paths=allow_paths, first_line=new_lines[0].new_no or 1,
+                               gitleaks=gitleaks)
     return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
 
 
 def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
-                allow_paths: Sequence[str]) -> list[SecretHit]:
+                allow_paths: Sequence[str], gitleaks: GitleaksConfig) -> list[SecretHit]:
     """The added lines of a UTF-8 file and as far around them as any rule reaches; only
     those lines are decoded (a 20 KB module with a three-line edit is not)."""
     added = {no for no, _ in fc.added_lines}
@@ -96,12 +104,14 @@ def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
     found = [h for lo, piece in pieces(data, spans)
              for h in scan_text(piece.decode("utf-8", "surrogateescape"), fc.path, allow=allow,
                                 allow_paths=allow_paths, first_line=lo,
-                                state=partial(state_before, data, lo, fc.path))]
+                                state=partial(state_before, data, lo, fc.path),
+                                gitleaks=gitleaks)]
     return [h for h in found if any(n in added for n in range(h.line, h.end_line + 1))]
 
 
 def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
-               allow_paths: Sequence[str] = ()) -> list[SecretHit]:
+               allow_paths: Sequence[str] = (), gitleaks: GitleaksConfig = EMPTY
+               ) -> list[SecretHit]:
     """Files as given and files under directories (a binary file: its printable runs);
     unreadable files are skipped."""
     hits: list[SecretHit] = []
@@ -111,9 +121,11 @@ def scan_paths(paths: Sequence[str], *, allow: Sequence[str] = (),
             continue
         text = decode_text(data)
         if text is not None:
-            hits.extend(scan_text(text, path, allow=allow, allow_paths=allow_paths))
+            hits.extend(scan_text(text, path, allow=allow, allow_paths=allow_paths,
+                                  gitleaks=gitleaks))
         else:
-            hits.extend(scan_binary(data, path, allow=allow, allow_paths=allow_paths))
+            hits.extend(scan_binary(data, path, allow=allow, allow_paths=allow_paths,
+                                    gitleaks=gitleaks))
     return hits
 
 

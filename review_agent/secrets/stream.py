@@ -14,6 +14,7 @@ import codecs
 from collections.abc import Iterable
 
 from review_agent.secrets.decode import wide_encoding
+from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.scanner import scan_text
 
 CHUNK = 4 << 20  # characters scanned at a time
@@ -21,8 +22,9 @@ CARRY = 64 << 10  # characters of the previous chunk scanned again before the ne
 WINDOW = 4096  # characters kept on each side of a hit on a long line
 
 
-def skeleton(chunks: Iterable[bytes], path: str) -> bytes:
-    """The blob's lines, blank except those holding a secret (see the module docstring)."""
+def skeleton(chunks: Iterable[bytes], path: str, gitleaks: GitleaksConfig = EMPTY) -> bytes:
+    """The blob's lines, blank except those holding a secret, `gitleaks`' custom rules' too
+    (see the module docstring)."""
     decoder: codecs.IncrementalDecoder | None = None
     kept: dict[int, str] = {}  # line number (0-based) -> the text kept of it
     base = 0  # line number of the first line of `buf`
@@ -37,10 +39,10 @@ def skeleton(chunks: Iterable[bytes], path: str) -> bytes:
         while len(buf) >= CHUNK:
             cut = buf.rfind("\n") + 1
             if cut == 0:  # one line longer than a chunk: scan it in overlapping pieces
-                _scan_piece(buf, base, path, kept)
+                _scan_piece(buf, base, path, kept, gitleaks)
                 buf = buf[-CARRY:]
                 continue
-            _scan_piece(buf[:cut], base, path, kept)
+            _scan_piece(buf[:cut], base, path, kept, gitleaks)
             carry = buf.rfind("\n", 0, cut - CARRY) + 1 if cut > CARRY else cut
             base += buf.count("\n", 0, carry)
             buf = buf[carry:]
@@ -50,7 +52,7 @@ def skeleton(chunks: Iterable[bytes], path: str) -> bytes:
     if decoder is not None:
         buf += decoder.decode(b"", final=True)
     if buf:
-        _scan_piece(buf, base, path, kept)
+        _scan_piece(buf, base, path, kept, gitleaks)
     lines = base + buf.count("\n") + (1 if buf and not buf.endswith("\n") else 0)
     out = ["\n"] * lines
     for no, text in kept.items():
@@ -59,9 +61,10 @@ def skeleton(chunks: Iterable[bytes], path: str) -> bytes:
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
-def _scan_piece(text: str, first_line: int, path: str, kept: dict[int, str]) -> None:
+def _scan_piece(text: str, first_line: int, path: str, kept: dict[int, str],
+                gitleaks: GitleaksConfig) -> None:
     """Keep the lines of `text` (whose first line is `first_line`) that hold a hit."""
-    for hit in scan_text(text, path):
+    for hit in scan_text(text, path, gitleaks=gitleaks):
         ls = text.rfind("\n", 0, hit.start) + 1
         le = text.find("\n", hit.end)
         le = len(text) if le < 0 else le

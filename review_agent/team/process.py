@@ -84,8 +84,7 @@ def _model_items(state: dict[str, Any], ctx: TeamContext, warnings: list[str],
         variables = prompt_variables(state, str(state.get("selected_role")))
         variables["iteration"] = state.get("iteration_count", 0)
         prompt = render(template, **variables)
-        request = {**build_request(state, int(state.get("iteration_count", 0)),
-                                   ctx.known_secrets),
+        request = {**build_request(state, int(state.get("iteration_count", 0)), ctx),
                    "artifact": state.get("specialist_artifact"),
                    "role": state.get("selected_role")}
 

@@ -134,7 +134,7 @@ def _touches_secrets(artifact: dict[str, Any], ctx: TeamContext) -> bool:
     if not content:
         return False
     hits = secrets.scan_text(content, str(artifact.get("path") or "proposal"),
-                             allow=ctx.options.secrets_allow)
+                             allow=ctx.options.secrets_allow, gitleaks=ctx.options.gitleaks)
     return any(h.reportable and not h.allowed for h in hits)
 
 

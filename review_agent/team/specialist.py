@@ -10,6 +10,7 @@ from review_agent.errors import ModelError
 from review_agent.findings import finding_disabled, merge
 from review_agent.models.grounding import ground
 from review_agent.records import SEVERITIES, Finding
+from review_agent.secrets.gitleaks_config import GitleaksConfig
 from review_agent.secrets.known import KnownSecrets
 from review_agent.team.runtime import TeamContext
 from review_agent.team.state import is_review, log, warn
@@ -29,27 +30,28 @@ def render_sources(sources: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def redacted(value: Any, known: KnownSecrets) -> Any:
+def redacted(value: Any, known: KnownSecrets, gitleaks: GitleaksConfig) -> Any:
     """`value` with every secret in its strings redacted (the staged context already was),
-    and every value `known` holds."""
+    `gitleaks`' rules too, and every value `known` holds."""
     if isinstance(value, str):
-        return secrets.redact_values(value, known)
+        return secrets.redact_values(value, known, gitleaks)
     if isinstance(value, dict):
-        return {k: redacted(v, known) for k, v in value.items()}
+        return {k: redacted(v, known, gitleaks) for k, v in value.items()}
     if isinstance(value, list):
-        return [redacted(v, known) for v in value]
+        return [redacted(v, known, gitleaks) for v in value]
     return value
 
 
-def build_request(state: dict[str, Any], iteration: int, known: KnownSecrets
-                  ) -> dict[str, Any]:
-    """What a model is asked; the task and brief the user typed are redacted like the context."""
+def build_request(state: dict[str, Any], iteration: int, ctx: TeamContext) -> dict[str, Any]:
+    """What a model is asked; the task and brief the user typed are redacted like the context
+    (with the run's .gitleaks.toml, and masked of the values `ctx.known_secrets` holds)."""
     bundle = state.get("context_bundle") or {}
     sources = list(bundle.get("sources", []))
+    known, gitleaks = ctx.known_secrets, ctx.options.gitleaks
     return {
-        "task": redacted(state.get("normalized_input", ""), known),
+        "task": redacted(state.get("normalized_input", ""), known, gitleaks),
         "task_type": state.get("task_type"),
-        "brief": redacted(state.get("human_brief") or {}, known),
+        "brief": redacted(state.get("human_brief") or {}, known, gitleaks),
         "context": render_sources(sources),
         "sources": sources,
         "critique": state.get("critique"),
@@ -75,7 +77,7 @@ def run_specialist_agent(state: dict[str, Any], ctx: TeamContext) -> dict[str, A
         update["iteration_count"] = iteration
         return update
     role = str(state.get("selected_role"))
-    request = build_request(state, iteration, ctx.known_secrets)
+    request = build_request(state, iteration, ctx)
     calls = 0
     try:
         proposal = propose(state, ctx, role, _prompt(state), request)

@@ -116,13 +116,13 @@ def _stage_sources(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
             return _refuse(state, f"context {path} is forbidden: {reason}; remove it "
                                   "from --context")
         hits = secrets.scan_text(content, path, allow=opts.secrets_allow,
-                                 allow_paths=opts.secrets_allow_paths)
+                                 allow_paths=opts.secrets_allow_paths, gitleaks=opts.gitleaks)
         for hit in hits:
             if hit.reportable and not hit.allowed:
                 return _refuse(state, f"context {path}:{hit.line} holds a secret "
                                       f"[{hit.rule}] {secrets.mask(hit.value)}; remove it "
                                       "before asking the team")
-        text, redacted = secrets.redact(content, path)
+        text, redacted = secrets.redact(content, path, gitleaks=opts.gitleaks)
         ctx.known_secrets.add(redacted)  # a value found in one source is masked in the others
         text = ctx.known_secrets.scrub(text)
         redactions += len(redacted)

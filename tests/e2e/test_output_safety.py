@@ -94,12 +94,13 @@ def test_markdown_neutralises_html_links_and_mentions() -> None:
 def test_a_report_masks_model_messages_whatever_writes_it() -> None:
     from review_agent.report.common import safe_report
     from review_agent.secrets import KnownSecrets
+    from review_agent.secrets.gitleaks_config import EMPTY
 
     key = aws_key()
     report = Report({"status": "ok", "context_warnings": [f"server said {key}"]},
                     (Finding("a.py", 1, 1, "info", "m", f"uses {key}", "model"),
                      Finding("a.py", 2, 2, "error", "secret/x", "AKIA…XYZ kept", "secrets")),
                     1, (), "openai:x", "1", 0.1, (f"warn {key}",), 50, "pre_commit")
-    safe = safe_report(report, KnownSecrets())
+    safe = safe_report(report, KnownSecrets(), EMPTY)
     assert key not in json.dumps(safe.final_output) + repr(safe.findings) + repr(safe.warnings)
     assert safe.findings[1] == report.findings[1]  # our own lines are left as they are

@@ -7,6 +7,7 @@ one clear warning, and the number of requests sent.
 from __future__ import annotations
 
 import json
+import random
 import time
 from typing import Any
 
@@ -17,6 +18,8 @@ from review_agent.models.base import ModelReply, ModelSettings
 from review_agent.models.ollama import OllamaModel, ollama_root
 from review_agent.models.openai import OpenAIModel
 from review_agent.records import ContextBundle, ContextFile, DiffLine, Excerpt, Finding
+from review_agent.secrets import KnownSecrets
+from review_agent.secrets.examples import fill
 from tests.model_server import (
     ModelServer,
     Recorded,
@@ -295,6 +298,23 @@ def test_a_parse_error_gets_one_corrective_retry() -> None:
     assert [m["role"] for m in follow_up] == ["system", "user", "assistant", "user"]
     assert follow_up[2]["content"] == "The code looks fine to me."
     assert "JSON" in follow_up[3]["content"] and "schema" in follow_up[3]["content"]
+
+
+def test_the_corrective_retry_sends_the_reply_back_redacted() -> None:
+    """The model's malformed reply goes back in the retry through the wire pass as every
+    other message does: a credential in it (here one of the change's known values, and a
+    provider's key) is sent as its placeholder, never as itself."""
+    rng = random.Random(4)
+    key_id, password = fill("AKIA{Z16}", rng), fill("Tq{N10}!x{N6}", rng)
+    known = KnownSecrets()
+    known.add_values({password: "[REDACTED:generic-password-assignment:000000]"})
+    malformed = f"Line 2 sends {key_id} and {password} to the server. Fix that."
+    with ModelServer(content(malformed), content(GOOD_JSON)) as srv:
+        reply = review(srv, known_secrets=known)
+    assert kept(reply) == [("src/app.py", 2)] and len(srv.requests) == 2
+    resent = srv.requests[1].body["messages"][2]
+    assert resent["role"] == "assistant" and resent["content"].startswith("Line 2 sends [REDACTED:")
+    assert not [v for v in (key_id, password) if v in srv.requests[1].raw.decode()]
 
 
 def test_two_parse_errors_are_one_warning_after_two_requests() -> None:

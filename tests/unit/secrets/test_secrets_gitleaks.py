@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+from pathlib import Path
 
 import pytest
 
-from review_agent.secrets import scan_text
+from review_agent.commands.secrets_cmd import change_report
+from review_agent.config.command_line import load_options, worktree_reader
+from review_agent.config.options import Options
+from review_agent.review.file_work import FileSettings
+from review_agent.secrets import KnownSecrets, redact_request, redact_values, scan_text
 from review_agent.secrets.examples import fill
 from review_agent.secrets.gitleaks_config import (
-    EMPTY,
     GitleaksConfig,
-    activate,
     apply,
     parse_config,
     parse_ignore,
 )
 from review_agent.text.user_regex import RE2Error, compile_re2
-from tests.conftest import Repo
+from review_agent.vcs import git as vcs_git
+from tests.conftest import Repo, git
 from tests.helpers import run_cli
 
 RNG = random.Random(1414)
-
-
-@pytest.fixture(autouse=True)
-def _reset() -> object:
-    yield
-    activate(EMPTY)
 
 
 def _cfg(text: str) -> tuple[GitleaksConfig, list[str]]:
@@ -168,3 +167,53 @@ paths = ['''^fixtures/''']
     found = json.loads(res.stdout)["findings"]
     assert [(f["path"], f["rule"]) for f in found] == [("src/app.py", "secret/custom-acme-token")]
     assert res.returncode == 1 and token not in res.stdout + res.stderr
+
+
+def _repository(path: Path, gitleaks_toml: str, text: str) -> Repo:
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    repo = Repo(path)
+    repo.write(".gitleaks.toml", gitleaks_toml)
+    repo.stage({"src/app.py": text})
+    return repo
+
+
+def _reported(repo: Repo, options: Options) -> list[str]:
+    report = change_report(repo.path, vcs_git.staged_change(repo.path), options,
+                           known=KnownSecrets())
+    return sorted(f.rule for f in report.findings)
+
+
+def test_two_repositories_read_in_one_process_keep_their_own_config(tmp_path: Path) -> None:
+    """Issue 23: the configuration is a value of the options it was read with, not a
+    setting of the process. A's custom rule and B's allowlist, both read before either
+    scan, each hold for its own repository's scan only, and a scan handed no
+    configuration applies none (the same text, whichever was read last)."""
+    token = "acme_" + fill("{n24}", RNG)
+    pat = fill("ghp_{N36}", RNG)
+    text = f'ACME = "{token}"\nGITHUB_TOKEN = "{pat}"\n'
+    a = _repository(tmp_path / "a", "[[rules]]\nid = 'acme-token'\n"
+                                     "regex = '''acme_[a-z0-9]{24}'''\nkeywords = ['acme_']\n",
+                    text)
+    b = _repository(tmp_path / "b", f"[allowlist]\nregexes = ['''{pat[-8:]}$''']\n", text)
+    args = argparse.Namespace(config=None)
+    options_a = load_options(args, worktree_reader(a.path), root=a.path)
+    options_b = load_options(args, worktree_reader(b.path), root=b.path)
+    assert _reported(a, options_a) == ["secret/custom-acme-token", "secret/github-pat"]
+    assert _reported(b, options_b) == []  # no custom rule; the token allowed by B's list
+    plain = [(h.rule, h.allowed) for h in scan_text(text, "src/app.py")]
+    assert plain == [("github-pat", False)]
+    # the hook's pre-made file work is taken only for the very configuration
+    assert FileSettings.of(options_a) != FileSettings.of(options_b)
+
+
+def test_the_free_text_passes_apply_the_config_they_are_handed() -> None:
+    """A model's message and the request at the wire are scanned with the run's custom
+    rules too (handed in, as the scans are), and with none when none is handed."""
+    token = "ACME-" + fill("{D6}", RNG)  # an internal id format only the custom rule knows
+    cfg, _ = _cfg("[[rules]]\nid = 'acme-token'\nregex = '''ACME-[0-9]{6}'''\n")
+    text = f"the model quotes {token} back"
+    for masked in (redact_values, redact_request):
+        assert masked(text, KnownSecrets()) == text
+        shown = masked(text, KnownSecrets(), cfg)
+        assert token not in shown and "[REDACTED:custom-acme-token:" in shown

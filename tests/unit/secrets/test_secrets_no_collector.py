@@ -1,5 +1,6 @@
 """The scanner keeps no state between calls: what a change's review finds lives in the
-`KnownSecrets` object its command made, never in a module of the package.
+`KnownSecrets` object its command made, and a repository's .gitleaks.toml in the options the
+command read (`Options.gitleaks`), never in a module of the package.
 
 Read from the source (AST), so a collector cannot come back: no `global` or `nonlocal`,
 no module-level container under a name that is not a constant's, and no function that
@@ -21,9 +22,6 @@ MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "clear", "p
 CONTAINERS = (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Set, ast.SetComp)
 CONTAINER_CALLS = frozenset({"dict", "list", "set", "defaultdict", "OrderedDict", "Counter",
                              "deque", "bytearray"})
-# the one process-wide setting left, named here so that nothing else joins it: the active
-# .gitleaks.toml, set by the configuration before any scan (not a collector of findings)
-SETTING = {("gitleaks_config.py", "_active")}
 
 
 def _module_names(tree: ast.Module) -> dict[str, ast.expr | None]:
@@ -73,8 +71,7 @@ def problems(source: str, name: str) -> list[str]:
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             out.append(f"{name}:{node.lineno}: {type(node).__name__.lower()} {node.names}")
     for var, value in module.items():
-        if (_is_container(value) and var != "__all__" and not var.lstrip("_").isupper()
-                and (name, var) not in SETTING):
+        if _is_container(value) and var != "__all__" and not var.lstrip("_").isupper():
             out.append(f"{name}: module-level container {var}")
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -88,8 +85,7 @@ def problems(source: str, name: str) -> list[str]:
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                   and node.func.attr in MUTATORS):
                 written = _base(node.func.value)
-            if (written in module and written not in shadowed
-                    and (name, written) not in SETTING):
+            if written in module and written not in shadowed:
                 out.append(f"{name}:{node.lineno}: writes module-level {written}")
     return out
 

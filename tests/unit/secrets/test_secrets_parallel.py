@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from review_agent.secrets.gitleaks_config import GitleaksConfig, parse_config
 from review_agent.secrets.parallel import scan_paths_on_cores
 from review_agent.secrets.staged import scan_paths, walk_files
 
@@ -44,6 +45,20 @@ def test_allow_patterns_reach_the_workers(tmp_path: Path) -> None:
     assert allowed == scan_paths(paths, allow=[KEYS[0]])
     assert sum(h.allowed for h in allowed) > 0
     assert not any(h.allowed for h in scan_paths_on_cores(paths, jobs=2, min_bytes=1))
+
+
+def test_the_gitleaks_config_reaches_the_workers(tmp_path: Path) -> None:
+    """The repository's .gitleaks.toml goes to each worker with its chunk (its RE2 patterns
+    compiled again there): a custom rule's hits and an allowlist hold as serially."""
+    paths = _tree(tmp_path, 60, seed=11)
+    toml = ("[[rules]]\nid = 'value-seven'\nregex = '''value_7 = ([0-9]{6})'''\n"
+            "secretGroup = 1\n[allowlist]\nregexes = ['''^ghp_''']\n")
+    rules, lists = parse_config(toml, lambda message: None)
+    config = GitleaksConfig(rules, lists)
+    pooled = scan_paths_on_cores(paths, jobs=2, min_bytes=1, gitleaks=config)
+    assert pooled == scan_paths(paths, gitleaks=config)
+    assert any(h.rule == "custom-value-seven" for h in pooled)
+    assert any(h.allowed and h.value.startswith("ghp_") for h in pooled)
 
 
 def test_unreadable_and_vanished_files_are_skipped_as_serially(tmp_path: Path) -> None:
