@@ -351,6 +351,13 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     return out
 
 
+def removes_tests(files: Sequence[FileChange]) -> bool:
+    """Whether a change deletes a test file or a line that defines a test: only then can
+    the commits it reverts matter (`undone_tests`)."""
+    return any(is_test_code(fc.path) and (fc.status == "D" or bool(
+        defs_of(fc, language_of(fc.path), "-"))) for fc in files)
+
+
 class Undone(NamedTuple):
     """What reverted commits added to test files: undoing it loses no test."""
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from review_agent import secrets
 from review_agent.checks import run_checks
+from review_agent.checks.lost_tests import removes_tests
 from review_agent.config.options import Options
 from review_agent.errors import ConfigError, ReviewAgentError
 from review_agent.findings import finding_disabled, line_texts, merge
@@ -306,8 +307,8 @@ def _has_tests(root: Path, change: Change, has_test_files: Callable[[Path], bool
 def _reverted(root: Path, change: Change,
               reverted_changes: Callable[[Path, Change], tuple[Change, ...]]
               ) -> tuple[Change, ...]:
-    """Asked (of git) only when a test file loses lines: what the reverted commits did."""
-    if not any(f.deleted > 0 and is_test_path(f.path) for f in change.files):
+    """Asked (of git) only when the change removes a test: what the reverted commits did."""
+    if not removes_tests(change.files):
         return ()
     return reverted_changes(root, change)
 
