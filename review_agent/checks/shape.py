@@ -136,27 +136,29 @@ def _tests_deleted(infos: Sequence[FileInfo], undone: Undone
         fc = info.change
         if not info.is_test:
             continue
-        removed = [t for t in lost.get(fc.path, []) if (fc.path, t.name) not in undone.tests]
-        back = [t for t in lost.get(fc.path, []) if (fc.path, t.name) in undone.tests]
-        if fc.status == "D" and fc.path in undone.files and not removed:
-            reverted.append(finding(TESTS_DELETED._replace(severity="info"), fc.path, 1,
-                                    _undone_message("test file deleted",
-                                                    undone.files[fc.path], "it")))
-        elif fc.status == "D":
+        lost_here = lost.get(fc.path, [])
+        removed = [t for t in lost_here if (fc.path, t.name) not in undone.tests]
+        back = [t for t in lost_here if (fc.path, t.name) in undone.tests]
+        if fc.status == "D":
             # moved tests are not lost; a deleted helper or fixture is not a test
             # where we read test definitions, a file without any guarded nothing
-            if removed or (not back and not test_defs(info, "-")
-                           and is_test_file_name(fc.path) and info.language not in PARSED
-                           and not _retired_file(fc.path, infos)):
+            unread = (not test_defs(info, "-") and is_test_file_name(fc.path)
+                      and info.language not in PARSED and not _retired_file(fc.path, infos))
+            if removed or (unread and fc.path not in undone.files):
                 out.append(finding(TESTS_DELETED, fc.path, 1,
                                    "test file deleted: the behaviour it guarded is no longer "
                                    "checked; make sure that is intended"))
-        elif removed:
+            elif back or unread:  # a file the reverted commit added, or its tests
+                sha = undone.files.get(fc.path) or undone.tests[(fc.path, back[0].name)]
+                reverted.append(finding(TESTS_DELETED._replace(severity="info"), fc.path, 1,
+                                        _undone_message("test file deleted", sha, "it")))
+            continue
+        if removed:
             out.append(finding(TESTS_DELETED, fc.path, removed[0].line,
                                f"{_removed(removed)}: the behaviour "
                                f"{'they' if len(removed) > 1 else 'it'} guarded is no longer "
                                "checked; make sure that is intended"))
-        if back and (removed or fc.status != "D"):
+        if back:
             reverted.append(finding(TESTS_DELETED._replace(severity="info"), fc.path,
                                     back[0].line, _undone_message(
                                         _removed(back), undone.tests[(fc.path, back[0].name)],

@@ -103,3 +103,13 @@ def test_the_hook_without_a_revert_in_progress_warns(git_repo: Repo) -> None:
     git_repo.stage({"pkg/parser.py": SOURCE, "tests/test_parser.py": TESTS})
     out = _hook_commit(git_repo, "simplify")
     assert "warning [tests-deleted]" in out, out
+
+
+def test_a_revert_deletes_the_test_file_the_commit_added(git_repo: Repo) -> None:
+    git_repo.commit("parser", {"pkg/parser.py": SOURCE, "tests/test_parser.py": TESTS})
+    fix = git_repo.commit("fix: strip spaces", {
+        "pkg/parser.py": FIXED, "tests/test_strip.py": "from pkg.parser import parse" + FIX_TEST})
+    git_repo.git("revert", "--no-edit", fix)
+    found = deleted(git_repo, "--base", "HEAD~1")
+    assert [(f["severity"], f["path"]) for f in found] == [("info", "tests/test_strip.py")]
+    assert found[0]["message"].startswith(f"test file deleted: the change reverts {fix[:10]}")
