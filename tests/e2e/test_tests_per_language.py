@@ -38,7 +38,8 @@ LANGUAGES: dict[str, tuple[str, str, Test, Callable[[str], str], str]] = {
                lambda w, n: f"def test_{_snake(w)}():\n    assert add({n}, 1) == {n + 1}\n\n\n",
                lambda w: f"test_{_snake(w)}", "from calc import add\n\n\n"),
     "javascript": ("web/calc.test.js", "web/legacy.test.js",
-                   lambda w, n: f"test('{w}', () => {{\n  expect(add({n}, 1)).toBe({n + 1})\n}})\n\n",
+                   lambda w, n: (f"test('{w}', () => {{\n"
+                                 f"  expect(add({n}, 1)).toBe({n + 1})\n}})\n\n"),
                    lambda w: w, "import { add } from './calc.js'\n\n"),
     "typescript": ("web/calc.spec.ts", "web/legacy.spec.ts",
                    lambda w, n: f"it('{w}', () => {{\n  expect(add({n}, 1)).toBe({n + 1})\n}})\n\n",
@@ -51,7 +52,8 @@ LANGUAGES: dict[str, tuple[str, str, Test, Callable[[str], str], str]] = {
              lambda w, n: f"  it \"{w}\" do\n    expect(add({n}, 1)).to eq({n + 1})\n  end\n\n",
              lambda w: w, "describe Calc do\n"),
     "rust": ("tests/calc.rs", "tests/legacy.rs",
-             lambda w, n: f"#[test]\nfn {_snake(w)}() {{\n    assert_eq!(add({n}, 1), {n + 1});\n}}\n\n",
+             lambda w, n: (f"#[test]\nfn {_snake(w)}() {{\n"
+                           f"    assert_eq!(add({n}, 1), {n + 1});\n}}\n\n"),
              _snake, "use calc::add;\n\n"),
     "java": ("src/test/java/CalcTest.java", "src/test/java/LegacyTest.java",
              lambda w, n: (f"    @Test\n    void {_lower_camel(w)}() {{\n"
@@ -173,7 +175,8 @@ def test_tests_moved_under_qualified_names_are_not_lost_in_any_language(
 PHP_FORMS = ("<?php\n\nclass AuditTest extends TestCase\n{\n"
              "    #[Test]\n    public function reports_advisories_by_severity(): void\n"
              "    {\n        $this->assertTrue(audit()->bySeverity());\n    }\n\n"
-             "    /**\n     * @test\n     */\n    public function ignores_abandoned_packages(): void\n"
+             "    /**\n     * @test\n     */\n"
+             "    public function ignores_abandoned_packages(): void\n"
              "    {\n        $this->assertTrue(audit()->ignoresAbandoned());\n    }\n\n"
              "    public function testRejectsAnInvalidApplyValue(): void\n"
              "    {\n        $this->expectException(InvalidArgumentException::class);\n"
