@@ -14,6 +14,10 @@ BARE_EXCEPT = Rule("bare-except", "warning",
 SILENCED = Rule("silenced-exception", "warning",
                 "every exception silently discarded: failures will vanish without a trace; "
                 "narrow the type or log it")
+# the same rule where the handler is written on a call made for its effect alone: a note
+SILENCED_NOTED = Rule("silenced-exception", "info",
+                      "rejection explicitly ignored: the call's failure leaves no trace; make "
+                      "sure it does not matter")
 RULES = (BARE_EXCEPT, SILENCED)
 
 _BARE = re.compile(r"^\s*except\s*:")
@@ -165,36 +169,77 @@ def _probe(info: FileInfo, line: Line) -> bool:
     return opener.endswith("try {") and bool(_PROBE.match(body))
 
 
-def _discarded(info: FileInfo, line: Line) -> bool:
-    """The statement starts with `void`: `void p.finally(...).catch(() => undefined)`."""
-    if line.code.lstrip().startswith("void "):
-        return True
+# a statement that uses the value it computes: returned, thrown, declared, assigned
+_USES_VALUE = re.compile(r"(?:return|yield|throw|export|const|let|var|case)\b"
+                         r"|[\w$.#\[\]]+\s*(?:[-+*/%&|^]|\?\?|&&|\|\|)?=(?![=>])")
+# a line that leaves its expression open: the next line is part of it
+_OPEN_END = re.compile(r"(?:[=(,\[?:+\-*/%&|^]|=>|\breturn|\bawait|\byield)\s*$")
+STATEMENT_REACH = 12  # lines looked back for the start of a wrapped statement
+
+
+def _statement_start(info: FileInfo, line: Line) -> str | None:
+    """The first line of the statement `line` ends (stripped), None when unsure."""
+    if not line.raw.lstrip().startswith((")", "}", "]", ".")):
+        return None if _OPEN_END.search(line.previous) else line.code.strip()
     lines = info.new_lines
-    if lines is None or not line.raw.lstrip().startswith((")", "}", ".")):
-        return False
+    if lines is None:
+        return None
     indent = len(line.raw) - len(line.raw.lstrip())
-    for i in range(min(line.no - 2, len(lines) - 1), max(-1, line.no - 12), -1):
+    for i in range(min(line.no - 2, len(lines) - 1), max(-1, line.no - STATEMENT_REACH), -1):
         text = lines[i]
-        if text.strip() and len(text) - len(text.lstrip()) <= indent:
-            return text.lstrip().startswith("void ")
-    return False
+        if text.strip() and len(text) - len(text.lstrip()) <= indent \
+                and not text.lstrip().startswith((")", "}", "]", ".")):
+            above = lines[i - 1] if i >= 1 else ""
+            return None if _OPEN_END.search(above) else text.strip()
+    return None
 
 
-def _js_silenced(info: FileInfo, line: Line) -> str | None:
+def _effect_only(info: FileInfo, line: Line, end: int) -> bool:
+    """The promise whose rejection the handler drops is a statement of its own, its value
+    unused (`await cleanup().catch(() => {})`, `fetch(u).catch(() => {})`): a call made for
+    its effect whose failure the author chose, in writing, to ignore. A handler whose
+    promise is assigned, returned or passed on leaves a value that silently stands for the
+    failure."""
+    if line.code[end:].strip() not in ("", ";"):
+        return False  # the chain goes on, or the promise is an argument
+    following = next((t.strip() for t in line.after() if t.strip()), "")
+    if following.startswith((")", "]", ",", ".", "?", ":", "&&", "||", "+")):
+        return False
+    start = _statement_start(info, line)
+    if start is None:
+        return False
+    return _USES_VALUE.match(re.sub(r"^(?:await|void)\s+", "", start)) is None
+
+
+def _swallowed(info: FileInfo, line: Line) -> str | None:
+    """None: nothing silenced here, or on purpose; "effect": a no-op rejection handler on
+    a call made for its effect; "": an error swallowed."""
     # tests swallow on purpose (a request expected to fail); a reason makes it a decision
     if info.is_test or _explained(line):
         return None
     code = line.code
-    if _JS_NOOP_CATCH.search(code):
-        # `void p.catch(() => undefined)`: the rejection is explicitly discarded
-        return None if _discarded(info, line) else ""
+    noop = _JS_NOOP_CATCH.search(code)
+    if noop is not None:
+        start = _statement_start(info, line)
+        if code.lstrip().startswith("void ") or (start or "").startswith("void "):
+            return None  # `void p.catch(() => undefined)`: discarded twice over
+        return "effect" if _effect_only(info, line, noop.end()) else ""
     if _JS_EMPTY_CATCH.search(code):
         return None if _probe(info, line) else ""
     return None
+
+
+def _js_silenced(info: FileInfo, line: Line) -> str | None:
+    return "" if _swallowed(info, line) == "" else None
+
+
+def _js_ignored(info: FileInfo, line: Line) -> str | None:
+    return "" if _swallowed(info, line) == "effect" else None
 
 
 CHECKS = (
     LineCheck(BARE_EXCEPT, ("except",), frozenset({"python"}), _bare_except),
     LineCheck(SILENCED, ("except",), frozenset({"python"}), _silenced),
     LineCheck(SILENCED, ("catch",), JS_FAMILY, _js_silenced),
+    LineCheck(SILENCED_NOTED, ("catch",), JS_FAMILY, _js_ignored),
 )

@@ -20,19 +20,10 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from review_agent.checks.base import FileInfo
-from review_agent.text.paths import tested_stem
+from review_agent.checks.test_names import JS_MODIFIERS, MAX_LINE, tests_in
+from review_agent.records import Change, FileChange
+from review_agent.text.paths import is_test_code, language_of, tested_stem
 
-# Python `def test_x(`, JS/TS `it('x'` / `test.skip('x'` / `it.each`...`('x'`, Go `func TestX(`
-_MODS = (r"(?:\s*\.\s*(?:skip|only|concurrent|failing|sequential|serial|todo|fails|skipIf\([^)]*\)"
-         r"|runIf\([^)]*\)|each\s*(?:\([^()]*\)|`[^`]*`)?))*")
-TEST_DEF = re.compile(
-    r"^\s*(?:async\s+)?def\s+(?P<py>test\w*)\s*\("
-    r"|^\s*;?\s*(?:(?:it|test)(?P<mods>" + _MODS + r")"
-    # `(cond ? it.skip : it)('x'`: a test skipped on some platforms
-    r"|\(.*\?\s*(?:it|test)[\w.]*\s*:\s*(?:it|test)[\w.]*\s*\))"
-    r"\s*\(\s*(?P<q>['\"`])(?P<js>.+?)(?P=q)"
-    # Go runs Example functions (their `// Output:` is checked) and fuzz targets too
-    r"|^func\s+(?P<go>(?:Test|Example|Fuzz)\w*)\s*\(")
 # a test that runs many cases: adding a case to it can replace several single tests
 _PARAMETRIZED = re.compile(r"parametrize|\.each\b|\bt\.Run\(|\bsubTest\("
                            r"|@pytest\.fixture\([^)]*params|\bcases\b|\btests\s*:?=\s*\[\]struct|\btestCases\b|\btable\b")
@@ -56,40 +47,40 @@ class TestDef(NamedTuple):
     body: str  # the removed lines after it, up to the next test (removed tests only)
 
 
-MAX_LINE = 2000  # longer lines are data or minified code, never a test's definition
-
-
-def _match_name(text: str) -> tuple[str, str] | None:
-    if len(text) > MAX_LINE:
-        return None
-    m = TEST_DEF.match(text)
-    if m is None:
-        return None
-    return (m.group("py") or m.group("js") or m.group("go"), m.group("mods") or "")
-
-
 def test_defs(info: FileInfo, kind: str) -> list[TestDef]:
-    """Test definitions on `kind` ("+" or "-") lines, with the removed body of each."""
+    """Test definitions on `kind` ("+" or "-") lines, with the `kind` lines of each body (up
+    to the next test); a test's marker (`#[test]`, `@Test`) may be on a kept line."""
+    return defs_of(info.change, info.language, kind)
+
+
+def defs_of(fc: FileChange, language: str, kind: str) -> list[TestDef]:
+    """`test_defs` of one file change in `language`."""
     out: list[TestDef] = []
-    fc = info.change
     for hunk in fc.hunks:
+        starts = dict(tests_in(language,
+                               (ln.text for ln in hunk.lines if ln.kind in (kind, " "))))
         next_new = hunk.new_start
         last_new = max(1, hunk.new_start + hunk.new_len - 1)
         body: list[str] | None = None
+        side = -1  # the index of `ln` among the hunk's lines of this side
         for ln in hunk.lines:
             if ln.new_no is not None:
                 next_new = ln.new_no + 1
-            if ln.kind != kind:
+            if ln.kind not in (kind, " "):
                 continue
-            found = _match_name(ln.text)
-            if found is None:
-                if body is not None:
+            side += 1
+            name = starts.get(side)
+            if name is None:
+                if body is not None and ln.kind == kind:
                     body.append(ln.text)
                 continue
             if body is not None and out:
                 out[-1] = out[-1]._replace(body="\n".join(body))
+            if ln.kind != kind:  # a test the change keeps: the body before it ends here
+                body = None
+                continue
             anchor = ln.new_no if ln.new_no is not None else min(next_new, last_new)
-            out.append(TestDef(found[0], fc.path, max(1, anchor), ""))
+            out.append(TestDef(name, fc.path, max(1, anchor), ""))
             body = []
         if body is not None and out:
             out[-1] = out[-1]._replace(body="\n".join(body))
@@ -181,8 +172,12 @@ MOVED_SIMILAR = 0.75  # a test moved to another file and renamed keeps most of i
 
 
 def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str) -> bool:
-    """A test of the same or a very similar name was added in another file."""
+    """A test of the same or a very similar name was added in another file, or one whose
+    name holds the removed one's whole subject (`testInvalidApplyValue` moved as
+    `testLegacyAuditIgnoreInvalidApplyValue`) when that subject is specific enough."""
     name = _norm(t.name)
+    subject = _TEST_PREFIX.sub("", t.name)
+    specific = len(_NAME_WORD.findall(subject)) >= SPECIFIC_WORDS
     for other, defs in added.items():
         if other == path:
             continue
@@ -190,6 +185,8 @@ def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str) -> bo
             an = _norm(a.name)
             if name in an or an in name or \
                     difflib.SequenceMatcher(None, name, an).ratio() >= MOVED_SIMILAR:
+                return True
+            if specific and _norm(subject) in _norm(_TEST_PREFIX.sub("", a.name)):
                 return True
     return False
 
@@ -269,7 +266,7 @@ def _subject_retested(t: TestDef, added: set[str]) -> bool:
     return bool(names) and names <= added
 
 
-_SUITE_DEF = re.compile(r"^\s*;?\s*(?:describe|context|suite)" + _MODS
+_SUITE_DEF = re.compile(r"^\s*;?\s*(?:describe|context|suite)" + JS_MODIFIERS
                         + r"\s*\(\s*(?P<q>['\"`])(?P<title>.+?)(?P=q)")
 
 
@@ -296,12 +293,12 @@ def _still_defined(t: TestDef, tests: Sequence[FileInfo]) -> bool:
         lines = info.new_lines
         if lines is None or info.change.status == "D" or info.change.path == t.path:
             continue
+        if not any(t.name in text for text in lines):
+            continue
         added = {ln.new_no for h in info.change.hunks for ln in h.lines if ln.kind == "+"}
-        for no, text in enumerate(lines, 1):
-            if t.name in text and no not in added:
-                found = _match_name(text)
-                if found is not None and found[0] == t.name:
-                    return True
+        if any(name == t.name and i + 1 not in added
+               for i, name in tests_in(info.language, lines)):
+            return True
     return False
 
 
@@ -352,3 +349,33 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
         if left:
             out[path] = left
     return out
+
+
+def removes_tests(files: Sequence[FileChange]) -> bool:
+    """Whether a change deletes a test file or a line that defines a test: only then can
+    the commits it reverts matter (`undone_tests`)."""
+    return any(is_test_code(fc.path) and (fc.status == "D" or bool(
+        defs_of(fc, language_of(fc.path), "-"))) for fc in files)
+
+
+class Undone(NamedTuple):
+    """What reverted commits added to test files: undoing it loses no test."""
+
+    tests: dict[tuple[str, str], str]  # (path, test name) -> the reverted commit
+    files: dict[str, str]  # test files they added, path -> the reverted commit
+
+
+def undone_tests(reverted: Sequence[Change]) -> Undone:
+    """The tests and test files the commits a change reverts had added."""
+    tests: dict[tuple[str, str], str] = {}
+    files: dict[str, str] = {}
+    for change in reverted:
+        for fc in change.files:
+            if not is_test_code(fc.path):
+                continue
+            sha = change.head or ""
+            if fc.status == "A":
+                files.setdefault(fc.path, sha)
+            for t in defs_of(fc, language_of(fc.path), "+"):
+                tests.setdefault((fc.path, t.name), sha)
+    return Undone(tests, files)

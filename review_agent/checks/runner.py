@@ -33,13 +33,15 @@ def line_rules(fc: FileChange, options: CheckSettings,
 
 def run_checks(change: Change, options: CheckSettings, *, has_tests: bool | None = None,
                blobs: Mapping[str, bytes | None] | None = None,
-               lines: Sequence[FileLines | None] = ()) -> list[Finding]:
+               lines: Sequence[FileLines | None] = (),
+               reverted: Sequence[Change] = ()) -> list[Finding]:
     """The builtin findings of a change, sorted by path and line.
 
     `has_tests` says whether the repository has tests at all (the untested-change rule
     stays quiet when unknown); `blobs` (new-side sha -> bytes) gives exact sizes.
     `lines[i]`, when given and not None, is `line_rules` of the i-th file, computed with
-    these very options and blobs.
+    these very options and blobs. `reverted`: what each commit the change reverts did (a
+    test it takes back is no lost test).
     """
     disable = tuple(options.disable)
     infos: list[FileInfo] = []
@@ -53,7 +55,7 @@ def run_checks(change: Change, options: CheckSettings, *, has_tests: bool | None
         infos = [_with_code(i) for i in infos]
     out = drop_preexisting(hits)
     shaped: list[Finding] = []
-    shaped += shape.tests_deleted(infos)
+    shaped += shape.tests_deleted(infos, reverted)
     shaped += shape.untested_change(infos, has_tests)
     shaped += shape.lock_without_manifest(fc for fc in change.files)
     shaped += shape.blobs_and_size(change.files, blobs)

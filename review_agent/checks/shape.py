@@ -9,9 +9,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from review_agent.checks.base import FileInfo, Rule, finding, first_line
 from review_agent.checks.locks import upgrade_only
-from review_agent.checks.lost_tests import lost_tests, test_defs
+from review_agent.checks.lost_tests import TestDef, Undone, lost_tests, test_defs, undone_tests
 from review_agent.checks.neutral import new_behaviour
-from review_agent.records import FileChange, Finding
+from review_agent.checks.test_names import PARSED
+from review_agent.records import Change, FileChange, Finding
 from review_agent.text.paths import (
     DOCS,
     LOCK_MANIFESTS,
@@ -108,51 +109,73 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
     return all(any(t == x for x in it) for t in short)
 
 
-def tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
+def tests_deleted(infos: Sequence[FileInfo], reverted: Sequence[Change] = ()) -> list[Finding]:
     """Tests the change removes and nothing in it replaces or retires (lost_tests.py); `info`
     where removing them is plainly the point: a change that touches only tests, or one whose
-    source side only removes code."""
-    found = _tests_deleted(infos)
+    source side only removes code, or tests that the commits it reverts (`reverted`, what
+    each of them did) had added."""
+    found, undone = _tests_deleted(infos, undone_tests(reverted))
     why = ("the change touches only tests" if found and only_tests(infos)
            else "the change only removes source code" if found and only_removes_code(infos)
            else None)
-    if why is None:
-        return found
-    return [f._replace(severity="info",
-                       message=f.message.replace("make sure that is intended",
-                                                 f"{why}, so this looks deliberate"))
-            for f in found]
+    if why is not None:
+        found = [f._replace(severity="info",
+                            message=f.message.replace("make sure that is intended",
+                                                      f"{why}, so this looks deliberate"))
+                 for f in found]
+    return sorted(found + undone, key=lambda f: (f.path, f.line))
 
 
-def _tests_deleted(infos: Sequence[FileInfo]) -> list[Finding]:
+def _tests_deleted(infos: Sequence[FileInfo], undone: Undone
+                   ) -> tuple[list[Finding], list[Finding]]:
+    """The findings on lost tests, and the info findings on tests a revert takes back."""
     lost = lost_tests(infos)
     out: list[Finding] = []
+    reverted: list[Finding] = []
     for info in infos:
         fc = info.change
         if not info.is_test:
             continue
-        removed = lost.get(fc.path, [])
+        lost_here = lost.get(fc.path, [])
+        removed = [t for t in lost_here if (fc.path, t.name) not in undone.tests]
+        back = [t for t in lost_here if (fc.path, t.name) in undone.tests]
         if fc.status == "D":
             # moved tests are not lost; a deleted helper or fixture is not a test
             # where we read test definitions, a file without any guarded nothing
-            if removed or (not test_defs(info, "-") and is_test_file_name(fc.path)
-                           and info.language not in PARSED_TESTS
-                           and not _retired_file(fc.path, infos)):
+            unread = (not test_defs(info, "-") and is_test_file_name(fc.path)
+                      and info.language not in PARSED and not _retired_file(fc.path, infos))
+            if removed or (unread and fc.path not in undone.files):
                 out.append(finding(TESTS_DELETED, fc.path, 1,
                                    "test file deleted: the behaviour it guarded is no longer "
                                    "checked; make sure that is intended"))
-        elif removed:
-            names = ", ".join(t.name for t in removed[:3]) + (", …" if len(removed) > 3 else "")
-            many = len(removed) > 1
-            count = f"{len(removed)} tests" if many else "1 test"
+            elif back or unread:  # a file the reverted commit added, or its tests
+                sha = undone.files.get(fc.path) or undone.tests[(fc.path, back[0].name)]
+                reverted.append(finding(TESTS_DELETED._replace(severity="info"), fc.path, 1,
+                                        _undone_message("test file deleted", sha, "it")))
+            continue
+        if removed:
             out.append(finding(TESTS_DELETED, fc.path, removed[0].line,
-                               f"{count} removed ({names}): the behaviour "
-                               f"{'they' if many else 'it'} guarded is no longer checked; make "
-                               "sure that is intended"))
-    return out
+                               f"{_removed(removed)}: the behaviour "
+                               f"{'they' if len(removed) > 1 else 'it'} guarded is no longer "
+                               "checked; make sure that is intended"))
+        if back:
+            reverted.append(finding(TESTS_DELETED._replace(severity="info"), fc.path,
+                                    back[0].line, _undone_message(
+                                        _removed(back), undone.tests[(fc.path, back[0].name)],
+                                        "them" if len(back) > 1 else "it")))
+    return out, reverted
 
 
-PARSED_TESTS = frozenset({"python", "javascript", "typescript", "go"})
+def _removed(tests: Sequence[TestDef]) -> str:
+    """`2 tests removed (test_a, test_b)`."""
+    names = ", ".join(t.name for t in tests[:3]) + (", …" if len(tests) > 3 else "")
+    return f"{len(tests)} tests removed ({names})" if len(tests) > 1 \
+        else f"1 test removed ({names})"
+
+
+def _undone_message(what: str, sha: str, it: str) -> str:
+    return (f"{what}: the change reverts {sha[:10]}, the commit that added {it}, so no test "
+            "is lost")
 
 
 def _retired_file(path: str, infos: Sequence[FileInfo]) -> bool:

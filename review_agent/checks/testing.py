@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
+from review_agent.checks.base import FileInfo, Line, LineCheck, LineFn, Rule
 from review_agent.checks.suppressions import reason_above
 from review_agent.text.paths import JS_FAMILY
 
@@ -14,6 +14,11 @@ FOCUSED = Rule("focused-test", "error",
 SKIPPED = Rule("skipped-test", "warning",
                "test skipped without a condition or a reason: it stops guarding anything; "
                "say why or fix it")
+# the same rule where the skip says why (a reason, or a comment next to it): a decision
+# on record, listed for the reviewer, not a warning
+SKIPPED_NOTED = Rule("skipped-test", "info",
+                     "test skipped with a reason: it stops guarding anything until it is "
+                     "re-enabled; make sure it is tracked")
 RULES = (FOCUSED, SKIPPED)
 
 _JS_ONLY = re.compile(r"(?<![\w$.])(it|describe|test|context|suite)\s*\.\s*only\s*\(")
@@ -46,7 +51,28 @@ def _skip_message(reason: str) -> str:
             "make sure it is tracked")
 
 
-def _py_skip(info: FileInfo, line: Line) -> str | None:
+# an issue a comment points at: a URL, `#123`, `GH-123`, a tracker key (`PROJ-42`)
+_ISSUE = re.compile(r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
+_COMMENT_LINE = re.compile(r"^\s*(#|//|/\*|\*)")
+
+
+def _says_why(comment: str) -> bool:
+    """A comment in words, or one that links the issue tracking the skip."""
+    return len(_WORDS.findall(comment)) >= 2 or _ISSUE.search(comment) is not None
+
+
+def _comment_reason(line: Line) -> str | None:
+    """The reason a comment on the skip's line or just above it gives, else None."""
+    if _says_why(line.comment):
+        return " ".join(line.comment.strip(" /*#").split())
+    if reason_above(line) or (_COMMENT_LINE.match(line.previous)
+                              and _ISSUE.search(line.previous) is not None):
+        return "the comment above says why"
+    return None
+
+
+def _py_reason(info: FileInfo, line: Line) -> str | None:
+    """None: no unconditional skip here; "": a skip that gives no reason; else the reason."""
     if _PY_SKIP.search(line.code) is None:
         return None
     m = _PY_SKIP.search(line.raw)  # the reason is a string: read it from the raw line
@@ -56,10 +82,8 @@ def _py_skip(info: FileInfo, line: Line) -> str | None:
     why = _PY_REASON.search(rest)
     reason = (why.group("why") or why.group("why2") or "").strip() if why else ""
     if len(_WORDS.findall(reason)) >= 1:
-        return _skip_message(reason)
-    if reason_above(line):
-        return _skip_message("the comment above says why")
-    return ""
+        return reason
+    return _comment_reason(line) or ""
 
 
 def _arguments(line: Line, start: int) -> list[str]:
@@ -107,7 +131,8 @@ def _conditional(args: list[str]) -> bool:
     return len(args) == 1 or args[1][:1] in "'\"`"
 
 
-def _js_skip(info: FileInfo, line: Line) -> str | None:
+def _js_reason(info: FileInfo, line: Line) -> str | None:
+    """None: no test switched off here; "": a skip that gives no reason; else the reason."""
     m = _JS_SKIP.search(line.code)
     if m is None:
         return None
@@ -115,16 +140,30 @@ def _js_skip(info: FileInfo, line: Line) -> str | None:
         # `test.skip(!!process.env.DEV, 'only after build')`, `test.skip(({browserName}) =>
         # ...)`: Playwright's runtime skip under a condition, not a test switched off
         return None
-    # JavaScript runners take no reason: a comment in words on or above the line gives it
-    if len(_WORDS.findall(line.comment)) >= 2:
-        return _skip_message(" ".join(line.comment.strip(" /*").split()))
-    if reason_above(line):
-        return _skip_message("the comment above says why")
-    return ""
+    # JavaScript runners take no reason: a comment on or above the line gives it
+    return _comment_reason(line) or ""
 
 
+def _unexplained(reason: LineFn) -> LineFn:
+    """The check that fires where a skip gives no reason."""
+    def check(info: FileInfo, line: Line) -> str | None:
+        return "" if reason(info, line) == "" else None
+    return check
+
+
+def _explained(reason: LineFn) -> LineFn:
+    """The check that fires where a skip says why (reported as info)."""
+    def check(info: FileInfo, line: Line) -> str | None:
+        why = reason(info, line)
+        return _skip_message(why) if why else None
+    return check
+
+
+_JS_NEEDLES = ("skip", "xit", "xdescribe", "xtest", "xcontext")
 CHECKS = (
     LineCheck(FOCUSED, ("only", "fit", "fdescribe", "fcontext"), JS_FAMILY, _focused),
-    LineCheck(SKIPPED, ("skip",), frozenset({"python"}), _py_skip),
-    LineCheck(SKIPPED, ("skip", "xit", "xdescribe", "xtest", "xcontext"), JS_FAMILY, _js_skip),
+    LineCheck(SKIPPED, ("skip",), frozenset({"python"}), _unexplained(_py_reason)),
+    LineCheck(SKIPPED_NOTED, ("skip",), frozenset({"python"}), _explained(_py_reason)),
+    LineCheck(SKIPPED, _JS_NEEDLES, JS_FAMILY, _unexplained(_js_reason)),
+    LineCheck(SKIPPED_NOTED, _JS_NEEDLES, JS_FAMILY, _explained(_js_reason)),
 )

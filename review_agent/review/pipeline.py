@@ -10,6 +10,7 @@ from typing import Any
 
 from review_agent import secrets
 from review_agent.checks import run_checks
+from review_agent.checks.lost_tests import removes_tests
 from review_agent.config.options import Options
 from review_agent.errors import ConfigError, ReviewAgentError
 from review_agent.findings import finding_disabled, line_texts, merge
@@ -30,7 +31,7 @@ from review_agent.team.runtime import TeamContext
 from review_agent.team.staging import review_bundle, scans_added_lines_only
 from review_agent.team.state import initial_state
 from review_agent.text.paths import is_test_path, language_of
-from review_agent.vcs import git
+from review_agent.vcs import git, reverts
 from review_agent.vcs.git import BLOB_READ_LIMIT, new_blob_ids
 
 # Blobs larger than BLOB_READ_LIMIT are not read; their files are "not reviewed" (their
@@ -61,6 +62,7 @@ def review_change(
     ahead: Mapping[str, FileWork] | None = None,
     read_blobs: BlobReader = git.read_blobs_sized,
     has_test_files: Callable[[Path], bool] = git.has_test_files,
+    reverted_changes: Callable[[Path, Change], tuple[Change, ...]] = reverts.reverted_changes,
 ) -> Report:
     """Run the review graph over `change`; never raises for model trouble.
 
@@ -72,7 +74,8 @@ def review_change(
     (whole work-tree files); otherwise the blobs are read from the repository (`read_blobs`,
     the hook's read them while it started). `ahead` is work done on files of the change
     before (by path, `file_work.analyse_file`), taken where it was done for the same file,
-    blob and settings. `has_test_files` answers whether the repository has tests at all.
+    blob and settings. `has_test_files` answers whether the repository has tests at all;
+    `reverted_changes`, what each commit the change reverts did (`vcs/reverts.py`).
     `known`, made by the command for this change alone, gathers every secret value found in
     it (by the staging, at the wire, in a model's text); the caller masks its outputs of them.
     """
@@ -81,6 +84,7 @@ def review_change(
     if blobs is None:
         change, blobs = with_new_blobs(root, change, read_blobs, gitleaks=options.gitleaks)
     whole: tuple[Change, Mapping[str, bytes | None], bool | None] | None = None
+    reverted = _reverted(root, change, reverted_changes)
     if part is not None:
         owned = frozenset(part)
         whole = (change, blobs, _has_tests(root, change, has_test_files))
@@ -96,6 +100,7 @@ def review_change(
         prompts_dir=prompts_dir or options.prompts_dir,
         prompt_files=prompt_files,
         has_tests=_has_tests(root, change, has_test_files),
+        reverted=reverted,
     )
     ctx, kept, work = with_deterministic(ctx, whole, ahead or {})
     state = initial_state(
@@ -183,9 +188,10 @@ def _builtin_findings(ctx: TeamContext,
     assert ctx.change is not None
     if whole is None:
         return run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs,
-                          lines=[w.lines for w in work])
+                          lines=[w.lines for w in work], reverted=ctx.reverted)
     owned = {f.path for f in ctx.change.files}
-    return [f for f in run_checks(whole[0], ctx.options, has_tests=whole[2], blobs=whole[1])
+    return [f for f in run_checks(whole[0], ctx.options, has_tests=whole[2], blobs=whole[1],
+                                  reverted=ctx.reverted)
             if f.path in owned]
 
 
@@ -300,6 +306,15 @@ def _has_tests(root: Path, change: Change, has_test_files: Callable[[Path], bool
     if not needs_test_search(change):
         return None
     return has_test_files(root)
+
+
+def _reverted(root: Path, change: Change,
+              reverted_changes: Callable[[Path, Change], tuple[Change, ...]]
+              ) -> tuple[Change, ...]:
+    """Asked (of git) only when the change removes a test: what the reverted commits did."""
+    if not removes_tests(change.files):
+        return ()
+    return reverted_changes(root, change)
 
 
 def needs_test_search(change: Change) -> bool:

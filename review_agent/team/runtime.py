@@ -21,6 +21,7 @@ class TeamContext(NamedTuple):
     prompts_dir: str | None = None  # None: the packaged prompt library
     prompt_files: Mapping[str, str] | None = None  # name -> template text (CI: from the base rev)
     has_tests: bool | None = None  # the repository has test files (None: unknown)
+    reverted: tuple[Change, ...] = ()  # what each commit the change reverts did
     # set by pipeline.review_change before the graph runs, so no model trouble can touch them
     bundle: ContextBundle | None = None  # the review's context bundle, staged once
     deterministic: tuple[Finding, ...] | None = None  # builtin checks and secret findings

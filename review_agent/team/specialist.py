@@ -135,7 +135,8 @@ def _review_change(state: dict[str, Any], ctx: TeamContext) -> dict[str, Any]:
     assert ctx.change is not None
     bundle = state["context_bundle"]["bundle"]
     deterministic = list(ctx.deterministic) if ctx.deterministic is not None else [
-        *run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs),
+        *run_checks(ctx.change, ctx.options, has_tests=ctx.has_tests, blobs=ctx.blobs,
+                   reverted=ctx.reverted),
         *bundle.secret_findings]
     warnings: list[str] = []
     model_findings: list[Finding] = []

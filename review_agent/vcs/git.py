@@ -367,6 +367,33 @@ def newest_first(root: str | Path, commits: Sequence[str]) -> list[str]:
     return _out(res).split("\n")
 
 
+def messages(root: str | Path, base: str, head: str, limit: int) -> list[str]:
+    """The commit messages of base..head, newest first, at most `limit` (a tree as `base`:
+    head's own history)."""
+    if not head or head.startswith("-") or (base and base.startswith("-")):
+        return []
+    since = ["--not", base] if base and resolve(root, base) is not None else []
+    res = _git(root, "log", "--no-merges", f"-n{limit}", "--format=%B%x00", head, *since,
+               "--", ok=range(256))
+    if res.returncode != 0:
+        return []
+    return [m.strip("\n") for m in res.stdout.decode("utf-8", "replace").split("\0")
+            if m.strip()]
+
+
+def with_subject(root: str | Path, rev: str, subject: str, limit: int) -> str | None:
+    """The newest commit reachable from `rev`, among its `limit` newest, whose subject line
+    is exactly `subject`."""
+    if not subject or rev.startswith("-"):
+        return None
+    res = _git(root, "log", f"-n{limit}", "--format=%H%x00%s", rev, "--", ok=range(256))
+    for row in _out(res).split("\n") if res.returncode == 0 else ():
+        sha, _, found = row.partition("\0")
+        if found == subject:
+            return sha
+    return None
+
+
 def is_shallow(root: str | Path) -> bool:
     """Whether the repository is a shallow clone."""
     return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"

@@ -210,3 +210,67 @@ def test_a_title_repeated_under_another_describe_is_no_duplicate(git_repo: Repo)
                     "lib/context.js": "export const ctx = {throw: e => { throw e }}\n"})
     assert [f["severity"] for f in findings(git_repo) if f["rule"] == "tests-deleted"] \
         == ["warning"]
+
+
+# a skip that says why, by a comment next to it: a decision on record (info), not a warning
+NOTED_SKIPS = """\
+import { test } from 'vitest'
+
+// Blocked by https://github.com/example/bundler/issues/10340
+test.skip('chained invalidate settles', async () => {})
+
+test.skip('reload keeps state', async () => {}) // #4512
+
+test.skip('no reason given', async () => {})
+"""
+PY_NOTED_SKIPS = (
+    "import pytest\n\n\n"
+    "# flaky on the 3.13 runner: https://github.com/example/lib/issues/77\n"
+    "@pytest.mark.skip\ndef test_a():\n    assert True\n\n\n"
+    "@pytest.mark.skip  # GH-1201\ndef test_b():\n    assert True\n\n\n"
+    "@pytest.mark.skip\ndef test_c():\n    assert True\n")
+
+
+def test_a_skip_whose_comment_says_why_is_info(repo_with_commit: Repo) -> None:
+    repo_with_commit.stage({"web/hmr.spec.ts": NOTED_SKIPS, "tests/test_noted.py": PY_NOTED_SKIPS})
+    found = [f for f in findings(repo_with_commit) if f["rule"] == "skipped-test"]
+    by_place = {(f["path"], f["line"]): f for f in found}
+    assert sorted(by_place) == [("tests/test_noted.py", 5), ("tests/test_noted.py", 10),
+                                ("tests/test_noted.py", 15), ("web/hmr.spec.ts", 4),
+                                ("web/hmr.spec.ts", 6), ("web/hmr.spec.ts", 8)]
+    for place in [("web/hmr.spec.ts", 4), ("web/hmr.spec.ts", 6), ("tests/test_noted.py", 5),
+                  ("tests/test_noted.py", 10)]:
+        assert by_place[place]["severity"] == "info", by_place[place]
+        assert "say why" not in by_place[place]["message"]
+    # the controls: no reason, still a warning that asks for one
+    for place in [("web/hmr.spec.ts", 8), ("tests/test_noted.py", 15)]:
+        assert by_place[place]["severity"] == "warning"
+        assert "say why" in by_place[place]["message"]
+
+
+# a no-op rejection handler on a call made for its effect: written on purpose (info); on a
+# promise whose value is used it silently stands for the failure (warning)
+EFFECT_CATCH = """\
+export async function warm(config, input) {
+  if (input == null) {
+    await resolveEntries(config).catch(() => {})
+  } else {
+    await resolveEntries(config)
+  }
+  fetch('/ping').catch(() => {})
+  server
+    .close()
+    .catch(() => {})
+  const entries = await resolveEntries(config).catch(() => {})
+  tasks.push(resolveEntries(config).catch(() => {}))
+  return entries
+}
+"""
+
+
+def test_an_ignored_rejection_on_an_effect_is_info(repo_with_commit: Repo) -> None:
+    repo_with_commit.stage({"src/warm.ts": EFFECT_CATCH})
+    found = [(f["line"], f["severity"]) for f in findings(repo_with_commit)
+             if f["rule"] == "silenced-exception"]
+    assert sorted(found) == [(3, "info"), (7, "info"), (10, "info"),
+                             (11, "warning"), (12, "warning")]

@@ -328,8 +328,17 @@ def test_js_catch_that_is_deliberate(git_repo: Repo) -> None:
 
 
 def test_js_swallowed_error_is_still_reported(git_repo: Repo) -> None:
+    """An empty catch block, and a no-op handler whose promise's value is used (assigned,
+    returned, passed on), warn; the handler on a call made for its effect alone is a
+    written decision to ignore it, a note."""
     git_repo.stage({"source/save.ts": (
         "export async function save(db, row) {\n\tawait db.insert(row).catch(() => {});\n"
-        "\ttry {\n\t\tawait db.flush();\n\t\tawait db.close();\n\t} catch {}\n}\n")})
-    assert loud(check(git_repo, has_tests=False)) == [
-        ("source/save.ts", "silenced-exception", 2), ("source/save.ts", "silenced-exception", 6)]
+        "\ttry {\n\t\tawait db.flush();\n\t\tawait db.close();\n\t} catch {}\n"
+        "\tconst id = await db.lastId().catch(() => {});\n"
+        "\tqueue.push(db.sync().catch(() => {}));\n"
+        "\treturn db\n\t\t.commit()\n\t\t.catch(() => {});\n}\n")})
+    found = check(git_repo, has_tests=False)
+    assert loud(found) == [
+        ("source/save.ts", "silenced-exception", 6), ("source/save.ts", "silenced-exception", 7),
+        ("source/save.ts", "silenced-exception", 8), ("source/save.ts", "silenced-exception", 11)]
+    assert [(f.line, f.severity) for f in found if f.line == 2] == [(2, "info")]

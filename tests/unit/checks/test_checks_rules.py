@@ -268,7 +268,9 @@ def test_rule_case(findings: dict[str, list[Finding]], case_id: str, path: str, 
     assert got == sorted(expected)
     for f in findings.get(case_id, []):
         assert f.path == f"{case_id}/{path}"
-        assert f.severity == RULES[f.rule].severity
+        # a rule never speaks louder than its table says (some speak softer: a skip that
+        # says why, a rejection ignored on a call made for its effect)
+        assert f.severity in (RULES[f.rule].severity, "info")
         assert f.source == "builtin" and f.message
 
 

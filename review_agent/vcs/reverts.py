@@ -1,0 +1,64 @@
+"""The commits a change undoes, and what each of them did.
+
+A revert removes what the reverted commit added, its tests too; that is no lost test. Git
+says when a change is a revert: during `git revert` (a conflict, or `--no-commit`, then the
+`git commit` whose hook runs) `REVERT_HEAD` names the commit being reverted; in a range the
+revert commits' messages say `This reverts commit <id>.` (git's own text), or at least
+`Revert "<subject>"` (the reverted commit is then found by its subject).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from review_agent.errors import GitError
+from review_agent.records import Change
+from review_agent.vcs import git
+
+_REVERTS = re.compile(r"\bThis reverts commit ([0-9a-f]{7,64})\b")
+# `Revert "fix: x (#12)"`, with a squash merge's ` (#13)` after it
+_SUBJECT = re.compile(r'^Revert "(?P<subject>.+)"(?:\s*\(#\d+\))?\s*$')
+MESSAGES = 200  # commits of a range read for revert messages
+SUBJECT_SEARCH = 2000  # commits searched for a reverted subject
+MAX_REVERTED = 20  # reverted commits read at most
+
+
+def reverted_ids(message: str) -> tuple[list[str], str]:
+    """The commit ids a message says it reverts, and the reverted subject when it names
+    none (`Revert "x"` alone), else ""."""
+    ids = _REVERTS.findall(message)
+    if ids:
+        return ids, ""
+    m = _SUBJECT.match(message.split("\n", 1)[0])
+    return [], m.group("subject") if m else ""
+
+
+def reverted_commits(root: Path, change: Change) -> list[str]:
+    """The commits `change` reverts, as full ids that exist in the repository."""
+    if change.head is None:
+        undone = git.resolve(root, "REVERT_HEAD")
+        return [undone] if undone else []
+    out: list[str] = []
+    for message in git.messages(root, change.base, change.head, MESSAGES):
+        ids, subject = reverted_ids(message)
+        if subject:
+            found = git.with_subject(root, change.base, subject, SUBJECT_SEARCH)
+            ids = [found] if found else []
+        out += [sha for sha in (git.resolve(root, i) for i in ids) if sha]
+    return list(dict.fromkeys(out))[:MAX_REVERTED]
+
+
+def reverted_changes(root: Path, change: Change) -> tuple[Change, ...]:
+    """What each commit `change` reverts did, against its first parent (a root commit, or
+    one whose parent a shallow clone lacks, is left out)."""
+    out: list[Change] = []
+    for sha in reverted_commits(root, change):
+        parent = git.resolve(root, f"{sha}^")
+        if parent is None:
+            continue
+        try:
+            out.append(git.range_change(root, parent, sha))
+        except GitError:
+            continue
+    return tuple(out)
