@@ -48,7 +48,10 @@ def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
         if m:
             value = m.group(2)
             call = text.startswith("(", m.end(2))  # `getAuthHeader(user)`: code
-            if not (_template(value) or call or _word(value)):
+            # after a scheme (`Bearer`, `Token`, any word) the value is the credential,
+            # however word-like its characters fall (`KXOhzWubp__na`); alone, a word may be
+            # the scheme itself or a name
+            if not (_template(value) or call or (m.group(1) is None and _word(value))):
                 out.append(m.span(2))
         pos = low.find("authorization", pos + 13)
     return out

@@ -18,10 +18,15 @@ HEX = re.compile(r"[0-9a-fA-F]+")
 # A vendor's prefix before a hex body (`slk_<64 hex>`, `rootly_<64 hex>`): hex entropy is at
 # most 4 bits a character, so the body is judged as hex, not by the whole token's entropy.
 PREFIXED_HEX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,15}[_\-]([0-9a-fA-F]{32,})")
-HASH_CONTEXT = re.compile(
-    r"(?i)sha|md5|hash|digest|checksum|integrity|commit|\brev|fingerprint|etag|\boid\b"
-    r"|object|blob|tree|crc|h1:|nonce|test_?vector|\bguid|uuid|build[_-]?id|\bref\b|merkle"
-    r"|blake|murmur|xxh|\bmac\b|revision|changeset|version")
+# Words that name a digest, matched as whole words of the context's names and prose, split
+# at case and digits (`fileSha256`, `sha256sum`, `xxh3`, `buildId`: `file sha 256`, ...):
+# a word inside another (`SHARED_KEY`, a vendor `xxhfqjc`) names no digest.
+HASH_WORDS = re.compile(
+    r"\b(?:sha|shasum|md ?5|hash(?:es|ed)?|digests?|checksums?|integrity|commits?|rev|oid"
+    r"|fingerprints?|e ?tags?|objects?|blobs?|trees?|crc|nonces?|test ?vectors?|guid|uuid"
+    r"|build ?id|refs?|merkle|blake|murmur(?:hash)?|xxh|xxhash|mac|revisions?|changesets?"
+    r"|versions?)\b")
+WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 HEX_MIN = 32  # shorter hex runs are offsets, colours and ids far more often than keys
 SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+")
 
@@ -99,6 +104,13 @@ def _pathish(seg: str) -> bool:
         and sum(c.isdigit() for c in seg) <= 2
 
 
+def names_a_digest(context: str) -> bool:
+    """Whether a word of `context` names a digest (or go.sum's `h1:` marks one)."""
+    if "h1:" in context:
+        return True
+    return HASH_WORDS.search(" ".join(WORD_PARTS.findall(context)).lower()) is not None
+
+
 def hash_here(text: str, start: int, end: int, value: str, lock: bool) -> bool:
     """A hex or base64 digest named as one on its line or the line before (as far as
     window.REACH characters from it)."""
@@ -108,6 +120,6 @@ def hash_here(text: str, start: int, end: int, value: str, lock: bool) -> bool:
     ls, le = line_around(text, start, end)
     ps, _ = previous_line(text, ls)
     context = text[ps:le]
-    if HASH_CONTEXT.search(context):
+    if names_a_digest(context):
         return True
     return "://" in context and len(value) in (40, 64)  # a commit in a URL

@@ -1,0 +1,52 @@
+"""Recall-tier edges the randomly seeded tests found: a digest named by a word inside another
+word, random digits of few kinds, a word-like credential after a header's scheme."""
+
+from __future__ import annotations
+
+import pytest
+
+from review_agent.secrets import redact
+from review_agent.secrets.tokens import names_a_digest
+from review_agent.secrets.word_tokens import is_random
+
+
+@pytest.mark.parametrize("context", ["fileSha256", "sha256sum", "SHA1", "xxh3", "XXH64",
+                                     "buildId", "ETag", "commitSha", "md5sum", "checksums",
+                                     "git rev-parse", "h1:abc"])
+def test_a_word_that_names_a_digest(context: str) -> None:
+    assert names_a_digest(context)
+
+
+@pytest.mark.parametrize("context", ["SHARED_KEY", "xxhfqjc_private", "street", "shadow",
+                                     "prefer", "marshal", "objective", "subversion"])
+def test_a_word_inside_another_names_no_digest(context: str) -> None:
+    assert not names_a_digest(context)
+
+
+@pytest.mark.parametrize("name", ["SHARED_KEY", "xxhfqjc_private", "marshal_token"])
+def test_random_digits_under_a_credential_name_holding_a_digest_word_inside_are_redacted(
+        name: str) -> None:
+    value = "39825979193018276450"
+    out, _ = redact(f'{{"{name}": "{value}"}}', "notes.txt")
+    assert value not in out, out
+
+
+def test_random_digits_of_five_kinds_are_random_typed_ones_are_not() -> None:
+    assert is_random("26569692677656225")  # five kinds of digit, spread at random
+    for typed in ("1111222233334444", "1234567890123456", "1010101010101010",
+                  "0000000000000001", "4111111111111111"):
+        assert not is_random(typed), typed
+
+
+@pytest.mark.parametrize("value", ["KXOhzWubp__na", "token_value_here", "Api.Key.Value"])
+def test_a_value_after_a_header_scheme_is_the_credential(value: str) -> None:
+    text = f"curl --header 'Authorization: Ofshd {value}' h.invalid"
+    assert value not in redact(text, "deploy.sh")[0]
+
+
+@pytest.mark.parametrize("line", ["Authorization: Bearer ${API_TOKEN}",
+                                  "Authorization: Bearer %s",
+                                  "authorization: getAuthHeader(user)",
+                                  "Authorization: api_key"])
+def test_a_template_a_call_or_a_bare_name_stays(line: str) -> None:
+    assert redact(line + "\n", "src/client.py")[0] == line + "\n"
