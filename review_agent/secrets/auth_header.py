@@ -72,4 +72,8 @@ def _word(value: str) -> bool:
     core = value.rstrip(".:")
     if core.isalpha() and (core.islower() or core.isupper() or core.istitle()):
         return True
-    return any(c in core for c in "._") and is_words(core)
+    parts = [p for p in re.split(r"[._]+", core) if p]
+    # a name's parts are each written in one case (`api_key`, `Auth.Token`, `API_KEY`);
+    # `QaFIUwmpy_` is a random run with an underscore, however its vowels fall
+    return (any(c in core for c in "._") and all(p.islower() or p.isupper() or p.istitle()
+                                                 for p in parts) and is_words(core))

@@ -50,3 +50,15 @@ def test_a_value_after_a_header_scheme_is_the_credential(value: str) -> None:
                                   "Authorization: api_key"])
 def test_a_template_a_call_or_a_bare_name_stays(line: str) -> None:
     assert redact(line + "\n", "src/client.py")[0] == line + "\n"
+
+
+@pytest.mark.parametrize("value", ["QaFIUwmpy_", "xK.QmzTRvopa", "Hq_fTRwyUe"])
+def test_a_bare_header_value_of_random_case_is_a_credential(value: str) -> None:
+    text = f'curl -H "Authorization: {value}" https://h.invalid'
+    assert value not in redact(text, "deploy.sh")[0]
+
+
+@pytest.mark.parametrize("value", ["api_key", "Auth.Token", "API_KEY", "auth.token"])
+def test_a_bare_header_value_that_is_a_name_stays(value: str) -> None:
+    text = f'curl -H "Authorization: {value}" https://h.invalid'
+    assert redact(text, "src/client.py")[0] == text
