@@ -101,6 +101,20 @@ def secret_data_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# `user:secret`, what HTTP Basic and a docker `auth` encode: no space, one name, a secret
+USER_SECRET = re.compile(r"[\w.@+\-]{1,64}:[^\s:]{6,256}")
+
+
+def is_user_secret(decoded: str) -> bool:
+    """Whether a decoded value is a `user:secret` pair (`bwc:Wr0BD%Q&`): a credential however
+    its characters fall, where the secret is more than one word or number."""
+    if USER_SECRET.fullmatch(decoded) is None:
+        return False
+    secret = decoded.split(":", 1)[1]
+    return not (secret.isalpha() and (secret.islower() or secret.isupper())) and not (
+        secret.isdigit())
+
+
 def decoded_values(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
     """(start, end, decoded text) of each base64 value that decodes to readable text;
     `runs` are the token runs of the text (tokens.runs), its `=` padding follows them."""
@@ -113,7 +127,9 @@ def decoded_values(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, in
         if "_" in value or "-" in value:
             continue
         body = value.rstrip("=")
-        if (len(value) % 4 and not value.endswith("=")) or body.isalpha() or body.isdigit():
+        # letters alone are base64 too (4% of 16 random characters: a docker `auth` of
+        # `user:secret`); a word or a name decodes to bytes that are not text, dropped below
+        if (len(value) % 4 and not value.endswith("=")) or body.isdigit():
             continue
         try:
             raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)

@@ -73,7 +73,7 @@ def recall_spans(text: str, path: str, lock: bool, inner: Inner | None) -> list[
     if "secret" in low:
         spans.extend(Span((se,), "kubernetes-secret-data") for se in decode.secret_data_spans(text))
     for s, e, decoded in decode.decoded_values(text, runs):
-        if inner(decoded, path):
+        if decode.is_user_secret(decoded) or inner(decoded, path):
             spans.append(Span(((s, e),), "encoded-secret"))
     spans.extend(Span(pieces, "joined-secret")
                  for pieces in joining.joined_spans(text, lambda v: inner(v, path)))

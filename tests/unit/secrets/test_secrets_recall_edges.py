@@ -62,3 +62,25 @@ def test_a_bare_header_value_of_random_case_is_a_credential(value: str) -> None:
 def test_a_bare_header_value_that_is_a_name_stays(value: str) -> None:
     text = f'curl -H "Authorization: {value}" https://h.invalid'
     assert redact(text, "src/client.py")[0] == text
+
+
+@pytest.mark.parametrize("password", ["Wr0BD%Q&", "kI0BI93hHbS", "YjY^E!NIj$"])
+def test_a_docker_auth_of_letters_alone_is_decoded_and_redacted(password: str) -> None:
+    """base64 of `user:secret` whose characters all fall on letters (4% of short ones:
+    `YndjOldyMEJEJVEm`) is decoded like any other; a decoded `user:secret` is a credential."""
+    import base64
+    import json
+
+    auth = base64.b64encode(f"bwc:{password}".encode()).decode()
+    text = json.dumps({"auths": {"registry.invalid": {"auth": auth}}}, indent=2)
+    out, _ = redact(text, "config.json")
+    assert auth not in out and password not in out, out
+
+
+def test_a_user_secret_pair_is_told_from_words_and_numbers() -> None:
+    from review_agent.secrets.decode import is_user_secret
+
+    assert is_user_secret("bwc:Wr0BD%Q&") and is_user_secret("deploy-bot:kI0BI93hHbS")
+    for plain in ("user:password", "USER:PASSWORD", "port:123456", "a b:Wr0BD%Q&",
+                  "key: value1", "only-one-part", "x:y:Wr0BD%Q&"):
+        assert not is_user_secret(plain), plain
