@@ -84,3 +84,17 @@ def test_a_user_secret_pair_is_told_from_words_and_numbers() -> None:
     for plain in ("user:password", "USER:PASSWORD", "port:123456", "a b:Wr0BD%Q&",
                   "key: value1", "only-one-part", "x:y:Wr0BD%Q&"):
         assert not is_user_secret(plain), plain
+
+
+@pytest.mark.parametrize("value", ["xnsyehto7IzIPNEMDM", "jyetrvxogDOJAqpn0",
+                                   "jrgiHiaIMBBXWEH27"])
+def test_a_random_value_whose_vowels_fall_like_a_name_s_is_random(value: str) -> None:
+    """Random letters with a name's share of vowels: their letter pairs are not a word's."""
+    assert is_random(value)
+    assert value not in redact(f"Rqlrd_Api_Ewokghxdw is {value}\n", "notes.txt")[0]
+
+
+@pytest.mark.parametrize("name", ["UILaunchStoryboardName", "PyUnicodeDecodeUTF16Stateful",
+                                  "getAuthorizationHeaderValue", "AbstractSingletonProxyBean"])
+def test_a_name_made_of_words_is_not_random(name: str) -> None:
+    assert not is_random(name)
