@@ -54,9 +54,17 @@ def file_info(fc: FileChange, options: CheckSettings,
     skipped = _skipped(path, options, head, minified)
     script = is_script_path(path) or _has_shebang(fc, blob)
     language = language_of(path)
-    source = Source(fc, blob) if language == "python" else None
-    return FileInfo(fc, language, is_test_code(path), script, skipped, source=source,
-                    new_lines=new_lines(fc, blobs))
+    return with_views(FileInfo(fc, language, is_test_code(path), script, skipped), blobs)
+
+
+def with_views(info: FileInfo, blobs: Mapping[str, bytes | None] | None) -> FileInfo:
+    """`info` (of a file not oversized) with the views of its file's new-side text, not
+    yet decoded: what a process that holds the file and its blobs adds to the facts found
+    elsewhere (`review.file_pool`)."""
+    fc = info.change
+    blob = blobs.get(fc.new_sha) if blobs is not None else None
+    source = Source(fc, blob) if info.language == "python" else None
+    return info._replace(source=source, new_lines=new_lines(fc, blobs))
 
 
 def _skipped(path: str, options: CheckSettings, head: str, minified: bool) -> bool:

@@ -4,13 +4,14 @@
 settings it reads: the secret scan of the file's added lines, why it is not reviewed, its
 line rules, whether an added line may name a pragma. The hook calls it on each file as
 git's diff brings it, while it would otherwise wait (`hook.prefetch.Prefetch.each_file`);
-`for_change` then gives the review one FileWork per file of the final change, taking a
-piece of work done ahead only where it was done for an equal file, blob and settings.
+`file_pool.for_change` then gives the review one FileWork per file of the final change,
+taking a piece of work done ahead only where it was done for an equal file, blob and
+settings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from review_agent.checks.runner import FileLines, line_rules
@@ -84,18 +85,3 @@ def analyse_file(fc: FileChange, blobs: Mapping[str, bytes | None], settings: Fi
     lines = None if fc.oversized else line_rules(fc, options, blobs)
     return FileWork(fc, blob, fc.new_sha in blobs, settings, reason, hits, lines,
                     names_review_agent(fc))
-
-
-def for_change(files: Sequence[FileChange], blobs: Mapping[str, bytes | None],
-               settings: FileSettings, ahead: Mapping[str, FileWork], *, scan: bool = True
-               ) -> tuple[FileWork, ...]:
-    """The work of each file, in order: what was done `ahead` (by path) where it was made
-    for that very file, blob and settings (and scanned, when `scan`), else done now."""
-    out: list[FileWork] = []
-    for fc in files:
-        work = ahead.get(fc.path)
-        if (work is None or not work.made_for(fc, blobs, settings)
-                or (scan and work.secret_hits is None)):
-            work = analyse_file(fc, blobs, settings, scan=scan)
-        out.append(work)
-    return tuple(out)

@@ -20,7 +20,8 @@ from review_agent.models import make_adapter
 from review_agent.models.base import ModelAdapter, ModelSettings
 from review_agent.records import Change, ContextBundle, Finding, Report, ReviewedFile
 from review_agent.review import filters
-from review_agent.review.file_work import FileSettings, FileWork, for_change
+from review_agent.review.file_pool import for_change
+from review_agent.review.file_work import FileSettings, FileWork
 from review_agent.secrets.gitleaks_config import EMPTY, GitleaksConfig
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.known import KnownSecrets

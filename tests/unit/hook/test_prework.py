@@ -17,7 +17,7 @@ from review_agent.config.options import Options
 from review_agent.hook import fast_path as fast_hook
 from review_agent.hook import prefetch
 from review_agent.records import DiffLine, FileChange, Hunk
-from review_agent.review import file_work, pipeline
+from review_agent.review import file_pool, pipeline
 from review_agent.review.file_work import FileSettings, FileWork, analyse_file
 from review_agent.secrets import staged as scanned
 from review_agent.vcs import git
@@ -52,7 +52,7 @@ def test_files_worked_on_ahead_are_what_the_review_computes(repo_with_commit: Re
         fc.path, analyse_file(fc, blobs, settings)))
     change = read.staged_change(root)
     change, blobs = pipeline.with_new_blobs(root, change, read.read_blobs_sized)
-    work = file_work.for_change(change.files, blobs, settings, ahead)
+    work = file_pool.for_change(change.files, blobs, settings, ahead)
     assert worked > 0 and len(ahead) == worked
     taken = [w for w in work if ahead.get(w.change.path) is w]
     assert len(taken) == worked  # every file done ahead was taken as it was
@@ -80,7 +80,7 @@ def test_work_done_for_other_bytes_settings_or_hunks_is_not_taken(repo_with_comm
         "a.py": analyse_file(a, blobs, settings._replace(disable=("debug-print",))),
         "b.py": analyse_file(b, {b.new_sha: b"T = 'nothing here'\n"}, settings),
     }
-    work = file_work.for_change(change.files, blobs, settings, wrong)
+    work = file_pool.for_change(change.files, blobs, settings, wrong)
     assert not any(w is wrong[w.change.path] for w in work)
     found = runner.run_checks(change, Options(), has_tests=True, blobs=blobs,
                               lines=[w.lines for w in work])
@@ -89,7 +89,7 @@ def test_work_done_for_other_bytes_settings_or_hunks_is_not_taken(repo_with_comm
     assert any(h.path == "b.py" for h in hits)
     other = {"a.py": analyse_file(a._replace(hunks=()), blobs, settings),
              "b.py": analyse_file(b, blobs, settings._replace(secrets_allow=("AKIA",)))}
-    work = file_work.for_change(change.files, blobs, settings, other)
+    work = file_pool.for_change(change.files, blobs, settings, other)
     assert not any(w is other[w.change.path] for w in work)
     assert any(f.rule == "debug-print" for f in runner.run_checks(
         change, Options(), has_tests=True, blobs=blobs, lines=[w.lines for w in work]))
@@ -164,6 +164,6 @@ def test_analyse_file_is_each_consumers_own_answer(repo_with_commit: Repo) -> No
         assert work.names_review_agent == names_review_agent(fc)
         assert analyse_file(fc, blobs, settings, scan=False).secret_hits == (
             None if work.skip_reason is None else work.secret_hits)
-    reasons = {w.change.path: w.skip_reason for w in file_work.for_change(
+    reasons = {w.change.path: w.skip_reason for w in file_pool.for_change(
         change.files, blobs, settings, {})}
     assert reasons == {"vendor/lib.js": "vendored", "app.py": None, "min.js": "excluded"}
