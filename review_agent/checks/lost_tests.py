@@ -7,7 +7,8 @@ was removed is not lost when the change also
 - adds the same body elsewhere (moved to another file and renamed on the way);
 - adds a test in its place in the same file (a rename: a typo fixed, a description reworded);
 - adds cases to a parametrized or table-driven test of that file (tests folded into one);
-- deletes the code it exercised (a definition its name or body names is gone).
+- deletes the code it exercised (a definition its name or body names is gone, or the
+  accessor of a property it reads: `setMaxRedirects(` for `"maxRedirects"`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ _DEFINITION = re.compile(
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "catch", "function", "return", "with",
                         "constructor", "super", "else", "elif", "try", "do", "new", "typeof"})
 MIN_NAME = 4  # shorter definition names (`get`, `run`) say too little to tie a test to them
+MIN_PROPERTY = 6  # as `_IDENTIFIER`: `setName` names `name`, too common to tie a test to
 
 
 class TestDef(NamedTuple):
@@ -92,12 +94,27 @@ def _norm(name: str) -> str:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")  # 6+ (`ENOENT`, `pathsend`): a feature
+# an accessor names a property: `setRelativeRedirects(` sets what a test reads back as
+# `relativeRedirects` (`extracting("relativeRedirects")`, `filter.relativeRedirects`)
+_ACCESSOR = re.compile(r"(?:get|set|is|has)(?:([A-Z])(\w+)|_([a-z]\w+))")
+
+
+def _identifiers(text: str) -> set[str]:
+    """The longer identifiers of a line, and the properties its accessors name."""
+    words = set(_IDENTIFIER.findall(text))
+    for word in list(words):
+        m = _ACCESSOR.fullmatch(word)
+        prop = (m.group(1).lower() + m.group(2) if m.group(1) else m.group(3)) if m else ""
+        if len(prop) >= MIN_PROPERTY:
+            words.add(prop)
+    return words
 
 
 def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:
     """What source code lost: names defined on removed lines and defined on no added line,
-    and longer identifiers (also inside strings: `"http.response.pathsend"`) that the
-    removed lines use and no added line of the change mentions any more."""
+    and longer identifiers (also inside strings: `"http.response.pathsend"`) and the
+    properties accessors name that the removed lines use and no added line of the change
+    mentions any more."""
     removed: set[str] = set()
     added: set[str] = set()
     words_removed: set[str] = set()
@@ -105,7 +122,7 @@ def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:
     for info in infos:
         for ln in (ln for h in info.change.hunks for ln in h.lines
                    if ln.kind != " " and len(ln.text) <= MAX_LINE):
-            words = set(_IDENTIFIER.findall(ln.text))
+            words = _identifiers(ln.text)
             if ln.kind == "+":
                 words_added |= words
             elif not info.is_test:
