@@ -4,10 +4,13 @@ the code they covered.
 A reviewer asks "does this change check less than before?". A test whose definition line
 was removed is not lost when the change also
 - defines a test of the same name elsewhere (moved, or `it('x'` became `it.skip('x'`);
-- adds the same body elsewhere (moved to another file and renamed on the way);
+- adds the same body elsewhere (moved to another file and renamed on the way), or a body
+  mostly alike under its name's words reordered (`retryWhenServerUnavailableUsesBackoff`
+  -> `usesBackoffForRetryWhenServerIsUnavailable`);
 - adds a test in its place in the same file (a rename: a typo fixed, a description reworded);
 - adds cases to a parametrized or table-driven test of that file (tests folded into one);
-- deletes the code it exercised (a definition its name or body names is gone).
+- deletes the code it exercised (a definition its name or body names is gone, or the
+  accessor of a property it reads: `setMaxRedirects(` for `"maxRedirects"`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ _DEFINITION = re.compile(
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "catch", "function", "return", "with",
                         "constructor", "super", "else", "elif", "try", "do", "new", "typeof"})
 MIN_NAME = 4  # shorter definition names (`get`, `run`) say too little to tie a test to them
+MIN_PROPERTY = 6  # as `_IDENTIFIER`: `setName` names `name`, too common to tie a test to
 
 
 class TestDef(NamedTuple):
@@ -92,12 +96,27 @@ def _norm(name: str) -> str:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")  # 6+ (`ENOENT`, `pathsend`): a feature
+# an accessor names a property: `setRelativeRedirects(` sets what a test reads back as
+# `relativeRedirects` (`extracting("relativeRedirects")`, `filter.relativeRedirects`)
+_ACCESSOR = re.compile(r"(?:get|set|is|has)(?:([A-Z])(\w+)|_([a-z]\w+))")
+
+
+def _identifiers(text: str) -> set[str]:
+    """The longer identifiers of a line, and the properties its accessors name."""
+    words = set(_IDENTIFIER.findall(text))
+    for word in list(words):
+        m = _ACCESSOR.fullmatch(word)
+        prop = (m.group(1).lower() + m.group(2) if m.group(1) else m.group(3)) if m else ""
+        if len(prop) >= MIN_PROPERTY:
+            words.add(prop)
+    return words
 
 
 def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:
     """What source code lost: names defined on removed lines and defined on no added line,
-    and longer identifiers (also inside strings: `"http.response.pathsend"`) that the
-    removed lines use and no added line of the change mentions any more."""
+    and longer identifiers (also inside strings: `"http.response.pathsend"`) and the
+    properties accessors name that the removed lines use and no added line of the change
+    mentions any more."""
     removed: set[str] = set()
     added: set[str] = set()
     words_removed: set[str] = set()
@@ -105,7 +124,7 @@ def _gone_definitions(infos: Sequence[FileInfo]) -> set[str]:
     for info in infos:
         for ln in (ln for h in info.change.hunks for ln in h.lines
                    if ln.kind != " " and len(ln.text) <= MAX_LINE):
-            words = set(_IDENTIFIER.findall(ln.text))
+            words = _identifiers(ln.text)
             if ln.kind == "+":
                 words_added |= words
             elif not info.is_test:
@@ -171,10 +190,12 @@ def _pair_renames(removed: list[TestDef], added: list[TestDef]) -> list[TestDef]
 MOVED_SIMILAR = 0.75  # a test moved to another file and renamed keeps most of its name
 
 
-def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str) -> bool:
+def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str,
+                   removed: dict[str, list[TestDef]]) -> bool:
     """A test of the same or a very similar name was added in another file, or one whose
     name holds the removed one's whole subject (`testInvalidApplyValue` moved as
-    `testLegacyAuditIgnoreInvalidApplyValue`) when that subject is specific enough."""
+    `testLegacyAuditIgnoreInvalidApplyValue`) when that subject is specific enough, or one
+    of its words reworded (`_reworded`)."""
     name = _norm(t.name)
     subject = _TEST_PREFIX.sub("", t.name)
     specific = len(_NAME_WORD.findall(subject)) >= SPECIFIC_WORDS
@@ -188,7 +209,46 @@ def _moved_renamed(t: TestDef, added: dict[str, list[TestDef]], path: str) -> bo
                 return True
             if specific and _norm(subject) in _norm(_TEST_PREFIX.sub("", a.name)):
                 return True
+            if _reworded(t, a, removed.get(other, ())):
+                return True
     return False
+
+
+# words that say how a test is phrased, not what it checks (`not`, `without` do say what)
+_PHRASING = frozenset({"test", "tests", "should", "must", "when", "then", "given", "is", "are",
+                       "be", "it", "its", "a", "an", "the", "and", "or", "of", "to", "for",
+                       "in", "on", "by", "do", "does", "if", "that", "has", "have", "can",
+                       "will"})
+REWORDED = 0.7  # of the words either name holds, this share in both: one test, reworded
+MIN_SHARED_WORDS = 3  # fewer shared words (`handles errors`) name no one test
+REWORDED_BODY = 0.6  # and this much of the two bodies' token sequences alike
+_BODY_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\"[^\"]*\"|'[^']*'|\S")
+
+
+def _name_words(name: str) -> set[str]:
+    """A test name's words, whatever its case style (`forwardedHeaderFilterIsNotConfigured`,
+    `test_parse_rows`, `logs handlers on startup`), less the words of phrasing."""
+    return {w.lower() for w in _NAME_WORD.findall(_TEST_PREFIX.sub("", name))} - _PHRASING
+
+
+def _word_share(old: set[str], new: set[str]) -> float:
+    return len(old & new) / len(old | new) if old | new else 0.0
+
+
+def _reworded(removed: TestDef, added: TestDef, rivals: Sequence[TestDef]) -> bool:
+    """`added` is `removed` moved under a reworded name: most words of the two names are the
+    same, in any order (`...WhenStrategyNotFilterShouldNotBeConfigured` ->
+    `...IsNotConfiguredWhenStrategyIsNotFramework`), and the bodies are mostly alike. Not
+    where a test its own file removes (`rivals`) shares as many of its words: that is its
+    file's rename, as in parallel suites (`keys_spec.rb`, `values_spec.rb`) edited alike."""
+    old, new = _name_words(removed.name), _name_words(added.name)
+    share = _word_share(old, new)
+    if len(old & new) < MIN_SHARED_WORDS or share < REWORDED:
+        return False
+    if any(_word_share(_name_words(r.name), new) >= share for r in rivals):
+        return False
+    a, b = _BODY_TOKEN.findall(removed.body), _BODY_TOKEN.findall(added.body)
+    return bool(a) and difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= REWORDED_BODY
 
 
 # of a removed test's body (in characters, so that the short boilerplate lines every test
@@ -335,7 +395,7 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
             continue
         fresh = [a for a in added[path] if a.name not in {r.name for r in removed[path]}]
         left = _pair_renames(left, fresh)
-        left = [t for t in left if not _moved_renamed(t, added, path)]
+        left = [t for t in left if not _moved_renamed(t, added, path, removed)]
         if left:
             if added_text is None:
                 added_text = _added_lines(infos)
