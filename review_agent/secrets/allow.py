@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -10,12 +11,20 @@ from review_agent.text.user_regex import RE2Error, UserPattern, compile_re2
 
 PRAGMAS = ("pragma: allowlist secret", "gitleaks:allow", "review-agent: allow-secret")
 NEXTLINE = "pragma: allowlist nextline secret"
+# A line silenced for another tool's hard-coded credential check: gosec's G101, bandit's
+# B105-B107, ruff's and flake8-bandit's S105-S107 (a `noqa` naming one). The
+# author has said there that the value is not a credential; a bare `nosec` has not.
+CREDENTIAL_CHECK = re.compile(
+    r"(?:#|//)\s*#?\s*nosec\b[\s:,]*(?:[\w-]+[\s,]+)*?(?:G101|B10[567])\b"
+    r"|#\s*noqa\s*:\s*(?:[\w./-]+\s*,\s*)*?S10[567]\b", re.IGNORECASE)
 
 
 def line_allowed(line: str, previous: str) -> bool:
-    """An inline pragma on the line, or a next-line pragma on the line before it."""
+    """An inline pragma on the line (ours, detect-secrets', gitleaks', or another tool's
+    code for its hard-coded credential check), or a next-line pragma on the line before it."""
     low = line.lower()
-    return any(p in low for p in PRAGMAS) or NEXTLINE in previous.lower()
+    return (any(p in low for p in PRAGMAS) or NEXTLINE in previous.lower()
+            or ("nosec" in low or "noqa" in low) and CREDENTIAL_CHECK.search(line) is not None)
 
 
 @lru_cache(maxsize=64)

@@ -65,6 +65,8 @@ NAMING_VALUE = re.compile(
 # A constant or environment variable's name (`AWS_SECRET_ACCESS_KEY`), an HTTP header
 # (`Access-Control-Allow-Credentials`): redacted at most, never reported.
 CONSTANT_VALUE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")
+# The letters of a value that spells a name out (`X-CSRF-Token`, `session.secret`)
+NAME_SPELLING = re.compile(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*")
 # The key before a keyword-less string naming an identifier, hash or version
 # (`"CodeSha256": "…"`, `"DbiResourceId": "…"`, `"revision": "…"`): not a credential.
 KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?:[:=]\s*)?[\"'`]?$")
@@ -190,6 +192,8 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     low = value.lower()
     if low in NON_SECRET_WORDS or DESCRIBES.search(name) or NOT_CREDENTIAL.search(name):
         return False, ""
+    if spells_name(name, value):  # `HeaderXCSRFToken = "X-CSRF-Token"`: the name, written out
+        return False, ""
     if NAMING_VALUE.fullmatch(value) or value.endswith("...") or value.startswith("arn:"):
         return False, ""  # a name, a truncated example, an AWS resource name
     if value[0] in "([{" or value.endswith(("(", ")", "[", "{")) and not quoted:
@@ -222,11 +226,21 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
     )
     if not report:
         return True, ""
-    if shapes.is_words(value):
+    if shapes.is_words(value) or shapes.names_credential(value):
         return True, "info" if PASSWORD_NAME.search(name) else ""
     if shapes.is_human_chosen(value) or shapes.is_typed_placeholder(value):
         return True, "info"
     return True, "error"
+
+
+def spells_name(name: str, value: str) -> bool:
+    """The value is the name it is given to, written out: its letters, without the
+    separators, lie together inside the name's (`HeaderXCSRFToken = "X-CSRF-Token"`,
+    `SESSION_SECRET_KEY = "session-secret"`). Such a value tells nothing the name does not."""
+    if not NAME_SPELLING.fullmatch(value):
+        return False
+    letters = "".join(c for c in value if c.isalpha()).lower()
+    return len(letters) >= 4 and letters in "".join(c for c in name if c.isalpha()).lower()
 
 
 def looks_random(value: str) -> bool:

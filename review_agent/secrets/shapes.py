@@ -16,6 +16,10 @@ WORD_SEP = re.compile(r"[-_.:/ ]+")
 CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 VOWELS = frozenset("aeiouyAEIOUY")
 CLUSTER = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{5,}")
+# what a credential is called, as one word of a name (`XSRF-TOKEN`, `X-Api-Key`)
+CREDENTIAL_WORDS = frozenset({"token", "key", "secret", "password", "passwd", "passphrase",
+                              "pwd", "auth", "credential", "credentials", "apikey"})
+HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # single characters written for a letter inside a word (`p@ssw0rd`, `s3cret`)
 LEET = frozenset("013457@$!")
 # `${name}`, `#{name}`, `{{ name }}`, `$(cmd)`, `%(name)s`, printf verbs, `{0}` / `{name}`
@@ -57,6 +61,22 @@ def is_words(value: str) -> bool:
     if any(CLUSTER.search(p) for p in parts):
         return False
     return sum(c in VOWELS for c in letters) >= 0.25 * len(letters)
+
+
+def names_credential(value: str) -> bool:
+    """A credential's name, not its value: a few words and acronyms, one of them the word
+    for a credential (`XSRF-TOKEN`, `X-CSRF-Token`, `X-Auth-Token-V2`, `GH_TOKEN_2`).
+    Acronyms keep is_words from seeing these as words; a generated part (`secret_Kq8vR2…`)
+    falls into many short humps and is not one."""
+    parts = [p for p in WORD_SEP.split(value) if p]
+    if not parts or not all(p.isascii() and p.isalnum() for p in parts):
+        return False
+    humps = [h for p in parts for h in HUMP.findall(p)]
+    if not 2 <= len(humps) <= 6 or not any(h.lower() in CREDENTIAL_WORDS for h in humps):
+        return False
+    return all(h.isdigit() and len(h) <= 2 or h.isupper() and len(h) <= 5
+               or len(h) >= 2 and not CLUSTER.search(h) and any(c in VOWELS for c in h)
+               for h in humps)
 
 
 def is_human_chosen(value: str) -> bool:

@@ -93,6 +93,11 @@ WORDS = [
     ("src/ffmpeg.cs", '    filters.Add("overlay=eof_action=pass:repeatlast=0:format=yuv420p");'),
     ("lib/install.rb", "    SECRETS_ROOT = '/var/lib/app/secrets.d/current'"),
     ("src/TlsConfig.java", '    String privateKey = "classpath:certs/server/client-key.pem";'),
+    # a credential's name in words and acronyms, or the name it is given to written out
+    ("src/http/client.ts", "  xsrfToken: 'XSRF-TOKEN',"),
+    ("internal/web/headers.go", '\tHeaderXAuthTokenV2 = "X-Auth-Token-V2"'),
+    ("app/settings.py", 'CSRF_TOKEN = "X-CSRFToken"'),
+    ("src/Cookies.java", '    static final String SESSION_SECRET = "session.Secret";'),
 ]
 
 
@@ -148,6 +153,11 @@ def test_a_url_password_of_words_in_a_docstring_is_not_an_error() -> None:
     (".env", "API_SECRET={v}\n"),
     ("src/url.py", 'URL = "https://api.internal/v1?apikey={v}"\n'),
     ("src/embed.py", 'x = 1  # noqa\nSECRET = "{v}"  # set at deploy\n'),
+    # a credential word beside a generated part: not a name
+    ("internal/auth.go", '\tsessionToken := "X-Token-{v}"\n'),
+    ("lib/keys.rb", "API_SECRET = 'secret_{v}'\n"),
+    ("src/keys.ts", "const apiKey = '{v}-key';\n"),
+    ("src/keys.py", 'API_TOKEN = "{v}"  # nosec\n'),
 ])
 def test_a_random_literal_under_a_credential_name_still_blocks(path: str, text: str) -> None:
     value = _secret()

@@ -1,0 +1,112 @@
+"""The secret gate does not stop a commit on a name, and hears other tools' credential pragmas.
+
+- A value that writes out the name it is given to (`HeaderXCSRFToken = "X-CSRF-Token"`) or
+  an HTTP header's name (`"X-Upload-Token"`) under a credential-like name is a name: it is
+  neither reported nor stops the commit.
+- A line silenced for another tool's hard-coded credential check (gosec's `#nosec G101`,
+  bandit's `# nosec B105`, ruff's `# noqa: S105`) is allowed like `gitleaks:allow`: not
+  reported, still redacted from what a model is sent. A bare `# nosec`, or codes of other
+  checks, allow nothing.
+
+Real git, the real hook through `git commit`, a real model server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import subprocess
+
+import pytest
+
+from tests.conftest import Repo
+from tests.helpers import run_cli
+from tests.model_server import ModelServer
+
+
+def key(seed: int) -> str:
+    """A generated-looking API key, made up at run time."""
+    rnd = random.Random(seed)
+    return "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(28)) + "9Q"
+
+
+def commit(repo: Repo, files: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    repo.stage(files)
+    return subprocess.run(["git", "commit", "-m", "change"], cwd=repo.path,
+                          capture_output=True, text=True, timeout=600)
+
+
+def secret_findings(repo: Repo, *paths: str) -> list[tuple[str, int, str]]:
+    proc = run_cli(repo.path, "secrets", "--format", "json", *paths)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(f["path"], f["line"], f["severity"]) for f in json.loads(proc.stdout)["findings"]]
+
+
+@pytest.fixture
+def hooked(repo_with_commit: Repo) -> Repo:
+    assert run_cli(repo_with_commit.path, "install").returncode == 0
+    return repo_with_commit
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    ("headers.go", 'package web\n\nconst (\n\tHeaderXXSRFToken = "X-XSRF-TOKEN"\n'
+                   '\tSessionToken = "X-Session-Token-V2"\n)\n'),
+    ("settings.py", 'DJANGO_CSRF_TOKEN = "X-CSRFToken"\n'),
+    ("client.ts", 'export const xsrfToken = "XSRF-TOKEN";\n'),
+    ("Names.java", 'class Names {\n  static final String AUTH_TOKEN_V2 = "X-Auth-Token-V2";\n}\n'),
+    ("names.rs", 'pub const GH_TOKEN: &str = "GH-TOKEN-2";\n'),
+    ("names.rb", 'CSRF_TOKEN = "X-CSRF-Token".freeze\n'),
+])
+def test_a_name_written_out_does_not_stop_the_commit(hooked: Repo, path: str, text: str
+                                                     ) -> None:
+    proc = commit(hooked, {path: text})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "commit stopped" not in proc.stderr
+    assert secret_findings(hooked, path) == []
+
+
+@pytest.mark.parametrize("line", [
+    'const apiToken = "{k}"\n',  # no name spelled: a generated value
+    'headerToken = "X-{k}"\n',  # a header's prefix before a random value
+])
+def test_a_generated_value_under_the_same_names_still_stops_it(hooked: Repo, line: str) -> None:
+    before = hooked.git("rev-parse", "HEAD")
+    proc = commit(hooked, {"keys.go": "package keys\n\n" + line.format(k=key(1))})
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "commit stopped: 1 secret found (keys.go:3 secret/" in proc.stderr
+    assert hooked.git("rev-parse", "HEAD") == before
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    ("keys.go", 'var apiToken = "{k}" // #nosec G101 -- a public demo key\n'),
+    ("keys.go", 'var apiToken = "{k}" // #nosec G104 G101\n'),
+    ("keys.py", 'API_TOKEN = "{k}"  # nosec B105\n'),
+    ("keys.py", 'login(password="{k}")  # nosec: B106\n'),
+    ("keys.py", 'API_TOKEN = "{k}"  # noqa: E501, S105\n'),
+])
+def test_another_tools_credential_pragma_allows_the_line(hooked: Repo, path: str, line: str
+                                                         ) -> None:
+    value = key(2)
+    proc = commit(hooked, {path: line.format(k=value)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert secret_findings(hooked, path) == []
+    hooked.stage({path: line.format(k=value) + "# another line\n"})
+    with ModelServer() as srv:
+        review = run_cli(hooked.path, "review", "--format", "json", "--model", "openai:test",
+                         "--base-url", srv.base_url, "--no-cache")
+    sent = "".join(r.raw.decode("utf-8", "replace") for r in srv.requests)
+    assert srv.requests, review.stdout + review.stderr
+    assert value not in sent  # allowed, still redacted
+
+
+@pytest.mark.parametrize("line", [
+    'API_TOKEN = "{k}"  # nosec\n',  # bare: silences every bandit check, says nothing here
+    'API_TOKEN = "{k}"  # noqa: S608\n',  # another check's code
+    'API_TOKEN = "{k}"  # nosec B602\n',
+    'API_TOKEN = "{k}"  # S105 is noted in the docs\n',  # the code outside a pragma
+])
+def test_other_pragmas_do_not_allow_a_secret(hooked: Repo, line: str) -> None:
+    proc = commit(hooked, {"keys.py": line.format(k=key(3))})
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "commit stopped: 1 secret found (keys.py:1 secret/" in proc.stderr
