@@ -155,8 +155,13 @@ def random_rest(rest: str) -> bool:
 
 
 def is_code_path(path: str) -> bool:
-    dot = path.rfind(".")
-    return dot > path.rfind("/") and path[dot:].lower() in CODE_SUFFIXES
+    """A file of code by its suffix. A source map (`app.min.js.map`, `style.css.map` is
+    not) holds the code it maps, as JSON strings, so it is code of that suffix."""
+    low = path.lower()
+    if low.endswith(".map"):
+        low = low[:-4]
+    dot = low.rfind(".")
+    return dot > low.rfind("/") and low[dot:] in CODE_SUFFIXES
 
 
 def is_lock_path(path: str) -> bool:

@@ -19,8 +19,9 @@ TYPE = r"[&*]{0,2}(?:'[A-Za-z_]\w{0,20} )?[A-Za-z_][\w.\[\]|<>,:]{0,60}"
 ASSIGN = (
     rf"(?i:{SECRET_NAME})(?:\\?[\"'])?(?:\s*:\s*{TYPE}(?=\s*=))?"
     r"\s*(?::=|=>|(?<![=!<>])=(?![=~>])|:(?![:/]))\s*"
-    # a quote may be escaped (\" in a notebook or any JSON string holding code)
-    r"(?:\$?\\?[\"'`]|[\"'`]?)((?:[^\s\"'`,;\\]|\\(?![\"'`])){4,200})"
+    # a quote may be escaped (\" in a notebook or any JSON string holding code); an escaped
+    # line break or tab there (`\n`, `\r`, `\t`) ends the value as the one it stands for would
+    r"(?:\$?\\?[\"'`]|[\"'`]?)((?:[^\s\"'`,;\\]|\\(?![\"'`nrt])){4,200})"
 )
 DB_SCHEMES = (
     r"postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|oracle"

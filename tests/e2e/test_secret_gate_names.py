@@ -110,3 +110,36 @@ def test_other_pragmas_do_not_allow_a_secret(hooked: Repo, line: str) -> None:
     proc = commit(hooked, {"keys.py": line.format(k=key(3))})
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "commit stopped: 1 secret found (keys.py:1 secret/" in proc.stderr
+
+
+def source_map(code: str) -> str:
+    """A source map as bundlers write it: the sources' code inside JSON strings."""
+    return json.dumps({"version": 3, "file": "client.min.js", "sources": ["../src/client.js"],
+                       "sourcesContent": [code], "mappings": "AAAA,SAASA"}, separators=(",", ":"))
+
+
+CLIENT_CODE = (
+    "export function send(config) {\n"
+    "  const tokens = Object.create(null);\n"
+    "  token = stripBrackets(token);\n"
+    "  return fetch(config.url, {\n"
+    "    credentials: supportsCredentials ? withCredentials : undefined\n"
+    "  });\n"
+    "}\n")
+
+
+def test_a_built_source_map_of_code_does_not_stop_the_commit(hooked: Repo) -> None:
+    """A release commit stages its bundle's source map: the code inside is code."""
+    proc = commit(hooked, {"dist/client.min.js.map": source_map(CLIENT_CODE),
+                           "dist/client.esm.mjs.map": source_map(CLIENT_CODE)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert secret_findings(hooked, "dist/client.min.js.map", "dist/client.esm.mjs.map") == []
+
+
+def test_a_key_inside_a_source_map_still_stops_it(hooked: Repo) -> None:
+    value = key(4)
+    proc = commit(hooked, {"dist/client.min.js.map":
+                           source_map(CLIENT_CODE + f'const apiToken = "{value}";\n')})
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "commit stopped: 1 secret found (dist/client.min.js.map:1 secret/" in proc.stderr
+    assert value not in proc.stdout + proc.stderr

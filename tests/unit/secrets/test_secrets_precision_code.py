@@ -51,6 +51,9 @@ EXPRESSIONS = [
     ("Api/Controllers/Auth.cs", "        var apiKey = _secrets!.Stripe.ApiKey;"),
     ("Sources/App/Login.swift", "        let secret = credentials?.clientSecret"),
     ("fastlane/Fastfile", "  upload(api_token: ci_upload_token, notify: true)"),
+    # a source map holds the code it maps, in JSON strings ending lines with `\n`
+    ("dist/client.min.js.map", '{"sourcesContent":["  token = stripBrackets(token);\\n'
+                               '  send({ credentials: ok ? withCredentials : undefined\\n"]}'),
 ]
 
 
@@ -158,6 +161,7 @@ def test_a_url_password_of_words_in_a_docstring_is_not_an_error() -> None:
     ("lib/keys.rb", "API_SECRET = 'secret_{v}'\n"),
     ("src/keys.ts", "const apiKey = '{v}-key';\n"),
     ("src/keys.py", 'API_TOKEN = "{v}"  # nosec\n'),
+    ("dist/client.min.js.map", '{{"sourcesContent":["const apiToken = \\"{v}\\";\\n"]}}\n'),
 ])
 def test_a_random_literal_under_a_credential_name_still_blocks(path: str, text: str) -> None:
     value = _secret()
