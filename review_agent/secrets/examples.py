@@ -6,6 +6,7 @@ package's own source holds no secret for a scanner to find.
 
 from __future__ import annotations
 
+import base64
 import random
 import re
 
@@ -227,7 +228,7 @@ TEMPLATES: dict[str, str] = {
     "vault-unseal-key": "Unseal Key 1: {B44}",
     "kerberos-asrep-hash": "$krb5asrep$23$svc@corp.internal:{H32}${H120}",
     "netrc-password": "machine api.internal login bot password {N16}",
-    "http-basic-auth": "Authorization: Basic {B40}",
+    "http-basic-auth": "Authorization: Basic {C}",
     "http-bearer-token": "Authorization: Bearer {N40}",
     "password-hash": "admin:$2b$12${P53}",
     "django-secret-key": 'SECRET_KEY = "django-insecure-{W50}"',
@@ -259,9 +260,14 @@ EXTRA: tuple[tuple[str, str], ...] = (
 
 
 def fill(template: str, rng: random.Random) -> str:
-    """Replace each {Xn} by n random characters of alphabet X, and {G} by a UUID."""
+    """Replace each {Xn} by n random characters of alphabet X, {G} by a UUID and {C} by
+    HTTP Basic credentials (base64 of a random `user:password`)."""
     def one(m: re.Match[str]) -> str:
         code, count = m.group(1), m.group(2)
+        if code == "C":
+            user = "".join(rng.choice(ALPHABETS["n"]) for _ in range(8))
+            password = "".join(rng.choice(ALPHABETS["N"]) for _ in range(20))
+            return base64.b64encode(f"{user}:{password}".encode()).decode()
         if code == "G":
             h = ALPHABETS["H"]
             return "-".join("".join(rng.choice(h) for _ in range(k)) for k in (8, 4, 4, 4, 12))

@@ -39,14 +39,15 @@ NON_SECRET_WORDS = frozenset({
 })
 # Inside a value these mark a demo or test credential: redacted, not reported.
 WEAK_WORDS = ("test", "sample", "demo", "dummy", "mypass", "password")
-# Names whose value describes a secret rather than holding one (`token_type`, `password_file`).
+# Names whose value describes a secret rather than holding one (`token_type`, `password_file`,
+# `PASSWORD_CIPHER_ALGORITHM_DEFAULT`).
 DESCRIBES = re.compile(
     r"(?i)(?:_|-|\.|\b|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:file|path|dir|name|type|types|len|length|count|id|url|uri|endpoint"
     r"|env|var|field|header|prefix|suffix|regex|pattern|re|format|fmt|expir\w*|ttl|timeout"
     r"|policy|hint|label|key_?id|size|min|max|class|kind|mode|method|store|provider|manager"
     r"|source|location|param|params|column|attr|index|idx|num|separator|sep|chars|charset"
     r"|spec|specs|help|text|msg|message|prompt|input|widget|query|version|process|command|cmd|helper"
-    r"|program|time|date|host|used)s?$"
+    r"|program|time|date|host|used|algorithm|algo|cipher|scheme)s?(?:[_.\-]?default)?$"
 )
 # Tokens that page, lock or deduplicate API calls (`NextToken`, `ChangeToken`,
 # `ClientRequestToken`), and .NET's public `publicKeyToken`: not credentials. Not `client`:
@@ -66,7 +67,7 @@ NAMING_VALUE = re.compile(
 # (`Access-Control-Allow-Credentials`): redacted at most, never reported.
 CONSTANT_VALUE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")
 # The letters of a value that spells a name out (`X-CSRF-Token`, `session.secret`)
-NAME_SPELLING = re.compile(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*")
+NAME_SPELLING = re.compile(r"[^\w\s]*[A-Za-z]+(?:[-_. ][A-Za-z]+)*[^\w\s]*")
 # The key before a keyword-less string naming an identifier, hash or version
 # (`"CodeSha256": "…"`, `"DbiResourceId": "…"`, `"revision": "…"`): not a credential.
 KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?:[:=]\s*)?[\"'`]?$")
@@ -241,7 +242,8 @@ def judge_assign(name: str, value: str, quoted: bool, code: bool) -> tuple[bool,
 def spells_name(name: str, value: str) -> bool:
     """The value is the name it is given to, written out: its letters, without the
     separators, lie together inside the name's (`HeaderXCSRFToken = "X-CSRF-Token"`,
-    `SESSION_SECRET_KEY = "session-secret"`). Such a value tells nothing the name does not."""
+    `SESSION_SECRET_KEY = "session-secret"`, `tokenImageText = "TokenImage("`). Such a value
+    tells nothing the name does not."""
     if not NAME_SPELLING.fullmatch(value):
         return False
     letters = "".join(c for c in value if c.isalpha()).lower()
@@ -254,20 +256,34 @@ def looks_random(value: str) -> bool:
             and entropy(value) >= 0.85 * math.log2(len(value)) and not _wordy(value))
 
 
-def judge_url_password(value: str, host: str) -> tuple[bool, bool]:
+LOOPBACK = re.compile(r"(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])(?![\w.\-])",
+                      re.IGNORECASE)
+
+
+def judge_url_password(value: str, host: str, user: str = "") -> tuple[bool, str]:
+    """(is a secret for redaction, the level it is reported at: "" for not at all) for the
+    password of `user:value@host...`. A password a person chose, the user's own name again
+    (`minioadmin:minioadmin`), or one for a service on this machine (`@localhost`,
+    `@127.0.0.1`: a local test or development setup) is `info`."""
     if is_placeholder(value) or ENV_LOOKUP.match(value) or "%s" in value or "{" in value:
-        return False, False
+        return False, ""
     if REGEX_PART.search(value) or any(c in value for c in "()[]"):
-        return False, False  # a pattern describing URLs (`([[:alnum:]_:]+)@`), not one
+        return False, ""  # a pattern describing URLs (`([[:alnum:]_:]+)@`), not one
     low = value.lower()
     if low in NON_SECRET_WORDS or low in ("pass", "pw", "pwd", "passw0rd", "secret123"):
-        return False, False
+        return False, ""
     host = host.lower()
     documented = re.match(r"(?:[\w-]+\.)*example\d?\.(?:com|org|net)\b", host) is not None
     words = PERCENT.sub(lambda m: chr(int(m.group(1), 16)), value)  # `a%20secret`: words
-    return True, (len(value) >= 4 and not documented and not any(w in low for w in WEAK_WORDS)
-                  and not (" " in words and all(shapes.is_words(w) or w.isalpha()
-                                                for w in words.split())))
+    report = (len(value) >= 4 and not documented and not any(w in low for w in WEAK_WORDS)
+              and not (" " in words and all(shapes.is_words(w) or w.isalpha()
+                                            for w in words.split())))
+    if not report:
+        return True, ""
+    if (LOOPBACK.match(host) or low == user.lower() or shapes.is_human_chosen(value)
+            or shapes.is_typed_placeholder(value)):
+        return True, "info"
+    return True, "error"
 
 
 def judge_entropy(value: str, line: str, min_bits: float, previous: str = ""

@@ -90,7 +90,7 @@ GENERIC: tuple[Rule, ...] = (
     Rule("http-basic-auth", "HTTP basic authorization credentials", ("basic",),
          # base64 of "user:password": digits or symbols and capitals, unlike English words
          r"(?i:\bbasic)[^\S\r\n]+((?=[A-Za-z0-9+/]*[0-9+/])(?=[A-Za-z0-9+/]*[A-Z])"
-         r"[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])", entropy=3.0),
+         r"[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])", entropy=3.0, decodes="user:password"),
     Rule("http-bearer-token", "HTTP bearer token", ("bearer",),
          r"(?i:\bbearer)[^\S\r\n]+([A-Za-z0-9_\-.=/+~]{20,})(?![A-Za-z0-9_\-.=/+~])", entropy=3.5),
     Rule("password-hash", "Password hash", ("$2a$", "$2b$", "$2y$", "$6$", "$5$", "$argon2",

@@ -29,6 +29,9 @@ class Rule(NamedTuple):
     window: int = 0  # also search this many lines before and after a keyword line
     precise: bool = True  # False: recall tier only (redacted, never reported)
     context: bool = False  # the keywords sit near the secret (same line ±window), not in it
+    # what the secret decodes to, when its format says (reported only then): "user:password"
+    # for HTTP Basic credentials (base64 of the user, a colon and the password, RFC 7617)
+    decodes: str = ""
 
 
 def kv(names: str, value: str) -> str:

@@ -7,7 +7,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
 from review_agent.secrets import filters as F
-from review_agent.secrets import gitleaks_config, levels, shapes
+from review_agent.secrets import gitleaks_config, kept, levels, shapes
 from review_agent.secrets.allow import (
     line_allowed,
     line_allowed_by,
@@ -27,6 +27,8 @@ NAME = re.compile(r"[\w.\-]+")
 SERVICE_PREFIX = re.compile(r"[a-z]+:")
 SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
 BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
+# A key's body is base64 (RFC 7468), at least one run of it as long as a key's shortest line
+KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{40}")
 BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
 ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
 # On a very long line (minified code) only this much around a keyword is searched.
@@ -241,7 +243,14 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
         return Candidate(start, end, rule, bool(level) and rule.precise, name=m.start(),
                          level="info" if weak else "", note=WEAK_NOTE if weak else "")
     elif rule.kind == "url":
-        secret, report = F.judge_url_password(value, text[end + 1:end + 40])
+        user_start = text.rfind("/", max(0, start - 80), start) + 1
+        secret, level = F.judge_url_password(value, text[end + 1:end + 40],
+                                             text[user_start:start - 1])
+        if not secret:
+            return None
+        return Candidate(start, end, rule, bool(level) and rule.precise,
+                         level="info" if level == "info" else "",
+                         note=WEAK_NOTE if level == "info" else "")
     elif rule.kind == "entropy":
         ls, le = line_around(text, start, end)
         ps, pe = previous_line(text, ls)
@@ -261,7 +270,9 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
             (F.is_wordy(value) if rule.window else shapes.is_words(value))
             or shapes.in_encoded_run(text, start, end)
             or (rule.context and (shapes.in_url_path(text, start, end)
-                                  or shapes.is_labelled_digest(text, start))))
+                                  or shapes.is_labelled_digest(text, start)
+                                  or kept.is_pin_or_integrity(text, start, end)))
+            or (rule.decodes == "user:password" and not shapes.is_basic_credentials(value)))
     if not secret:
         return None
     return Candidate(start, end, rule, report and rule.precise)
@@ -296,8 +307,9 @@ def _blocks(text: str, rule: Rule, spans: list[tuple[int, int]]) -> list[Candida
                 end = _base64_run_end(text, m.end())
             read = end
             body = text[m.end():end]
-            if sum(map(str.isalnum, body)) < 40 or BLOCK_PLACEHOLDER.search(body):
-                continue
+            if (sum(map(str.isalnum, body)) < 40 or BLOCK_PLACEHOLDER.search(body)
+                    or not KEY_BODY.search(body)):
+                continue  # a sample, or code that writes the markers around a key it makes
             out.append(Candidate(start, end, rule, True))
     return out
 

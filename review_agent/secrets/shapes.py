@@ -20,6 +20,7 @@ CLUSTER = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{5,}")
 CREDENTIAL_WORDS = frozenset({"token", "key", "secret", "password", "passwd", "passphrase",
                               "pwd", "auth", "credential", "credentials", "apikey"})
 HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+TYPED_DIGITS = "1234567890" * 2  # digits typed along the keyboard's row, in order
 # single characters written for a letter inside a word (`p@ssw0rd`, `s3cret`)
 LEET = frozenset("013457@$!")
 # `${name}`, `#{name}`, `{{ name }}`, `$(cmd)`, `%(name)s`, printf verbs, `{0}` / `{name}`
@@ -94,11 +95,17 @@ def is_human_chosen(value: str) -> bool:
         return False
     digits = len(rest) - len(rest.lstrip("0123456789"))
     tail = rest[digits:]
-    if digits > 4 or len(tail) > 1 or (tail and tail.isalnum()):
+    # a few digits, or a run typed along the keys (`Admin12345`)
+    if (digits > 4 and rest[:digits] not in TYPED_DIGITS) or len(tail) > 1 or (
+            tail and tail.isalnum()):
         return False
     plain = "".join(c for c in letters if c.isalpha())
-    if not (plain.islower() or plain.isupper() or (plain[0].isupper() and plain[1:].islower())):
+    humps = CAMEL.findall(plain)
+    if not (plain.islower() or plain.isupper() or (plain[0].isupper() and plain[1:].islower())
+            or (len(humps) == 2 and humps[0].isupper() and len(humps[0]) <= 5
+                and humps[1][1:].islower())):
         return False  # mixed case at random (`NQYBMOZukA`) is a generator's, not a word
+        # (an acronym before a word, `HXEHana1`, is a person's)
     vowels = sum(c in VOWELS or c in "0134@" for c in letters)
     return not CLUSTER.search(plain) and vowels >= 0.3 * len(letters)
 
@@ -192,13 +199,15 @@ def _run_right(text: str, pos: int) -> int:
 
 
 def is_public_key(value: str) -> bool:
-    """base64 of a public key: SSH's wire format (`AAAAC3NzaC1lZDI1NTE5…`) or a DER
+    """base64 of a public key: SSH's wire format (`AAAAC3NzaC1lZDI1NTE5…`), a DER
     SubjectPublicKeyInfo or certificate (a SEQUENCE whose first element is a SEQUENCE;
-    a private key's first element is its version INTEGER)."""
+    a private key's first element is its version INTEGER), or a minisign/signify key."""
     try:
         raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
         return False
+    if is_signify_public_key(raw):
+        return True
     if len(raw) > 8 and raw[:3] == b"\0\0\0" and 7 <= raw[3] <= 40:
         name = raw[4:4 + raw[3]]
         return name.isascii() and name.replace(b"-", b"").replace(b"@", b"").replace(
@@ -208,6 +217,25 @@ def is_public_key(value: str) -> bool:
         return False
     i = 2 if raw[1] < 0x80 else 2 + (raw[1] & 0x7F)
     return i < len(raw) and raw[i] == 0x30
+
+
+def is_basic_credentials(value: str) -> bool:
+    """base64 of `user:password` as HTTP Basic sends it (RFC 7617): printable text with a
+    colon and a password after it. A JVM type after `BASIC` (`Lokhttp3/logging/...`) or a
+    word after "basic" is not."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and password) and decoded.isprintable()
+
+
+def is_signify_public_key(raw: bytes) -> bool:
+    """A minisign or signify public key: "Ed", an 8-byte key id, a 32-byte Ed25519 key
+    (minisign's documented format; its text form starts `RW`)."""
+    return len(raw) == 42 and raw[:2] == b"Ed"
 
 
 def in_url_path(text: str, start: int, end: int) -> bool:

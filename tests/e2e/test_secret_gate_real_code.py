@@ -1,18 +1,22 @@
-"""The secret gate does not stop a commit on a name, and hears other tools' credential pragmas.
+"""The secret gate on what real projects commit: it stops a commit on a credential only.
 
 - A value that writes out the name it is given to (`HeaderXCSRFToken = "X-CSRF-Token"`) or
-  an HTTP header's name (`"X-Upload-Token"`) under a credential-like name is a name: it is
-  neither reported nor stops the commit.
+  a credential's name in words and acronyms (`"XSRF-TOKEN"`) is a name: not reported.
 - A line silenced for another tool's hard-coded credential check (gosec's `#nosec G101`,
   bandit's `# nosec B105`, ruff's `# noqa: S105`) is allowed like `gitleaks:allow`: not
   reported, still redacted from what a model is sent. A bare `# nosec`, or codes of other
   checks, allow nothing.
+- A source map holds code; an algorithm's name, code that writes a key's markers, a JVM
+  type after `BASIC`, a minisign public key and a pinned action's commit are no credential.
+- A password a person chose, one repeating its user, or one for a service on this machine
+  is `info`; a generated one for another host, and real Basic credentials, still stop it.
 
 Real git, the real hook through `git commit`, a real model server on 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import string
@@ -143,3 +147,75 @@ def test_a_key_inside_a_source_map_still_stops_it(hooked: Repo) -> None:
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "commit stopped: 1 secret found (dist/client.min.js.map:1 secret/" in proc.stderr
     assert value not in proc.stdout + proc.stderr
+
+
+def minisign_key(seed: int) -> str:
+    """A minisign public key as its docs describe it: "Ed", a key id, an Ed25519 key."""
+    rnd = random.Random(seed)
+    return base64.b64encode(b"Ed" + bytes(rnd.randrange(256) for _ in range(40))).decode()
+
+
+def sha(seed: int) -> str:
+    rnd = random.Random(seed)
+    return "".join(rnd.choice("0123456789abcdef") for _ in range(40))
+
+
+# (path, text): what a maintainer commits that holds no credential, one file a language
+NOT_CREDENTIALS = [
+    ("src/main/java/org/acme/CryptoDefaults.java",
+     'class CryptoDefaults {\n  static final String PASSWORD_CIPHER_ALGORITHM_DEFAULT = '
+     '"AES/GCM/NoPadding";\n'
+     '  static final String SECRET_HASH_SCHEME = "PBKDF2WithHmacSHA512";\n}\n'),
+    ("src/main/java/org/acme/SessionTokenImage.java",
+     'class SessionTokenImage {\n  String text(java.util.List<String> ids) {\n'
+     '    String sessionTokenImageString = "SessionTokenImage(" + String.join(", ", ids) + ")";\n'
+     '    return sessionTokenImageString;\n  }\n}\n'),
+    ("http-client/api/http-client.api",
+     "public final class com/acme/http/Auth {\n"
+     "\tpublic static final field BASIC Lcom/acme/http3/AuthInterceptor$Mode;\n}\n"),
+    ("src/main/kotlin/com/acme/tls/Pem.kt",
+     'fun privateKeyPem(encoded: ByteArray): String =\n  buildString {\n'
+     '    append("-----BEGIN PRIVATE KEY-----\\n")\n    appendBase64Lines(encoded)\n'
+     '    append("-----END PRIVATE KEY-----\\n")\n  }\n'),
+    ("Dockerfile", 'FROM alpine:3.20\nENV APP_MINISIGN_PUBKEY="{minisign}"\n'
+                   "RUN minisign -Vm /bin/app -P $APP_MINISIGN_PUBKEY\n"),
+    (".github/workflows/scan.yml",
+     "jobs:\n  scan:\n    steps:\n      - uses: SonarSource/sonarqube-scan-action@{sha}"
+     "  # v5\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "text"), NOT_CREDENTIALS, ids=[p for p, _ in NOT_CREDENTIALS])
+def test_what_holds_no_credential_does_not_stop_the_commit(hooked: Repo, path: str, text: str
+                                                            ) -> None:
+    text = text.replace("{minisign}", minisign_key(5)).replace("{sha}", sha(6))
+    proc = commit(hooked, {path: text})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert secret_findings(hooked, path) == []
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    ("docker-compose.yml", "services:\n  db:\n    environment:\n      SA_PASSWORD: Admin12345\n"),
+    ("scripts/dev.sh", "export MC_HOST_local=http://minioadmin:minioadmin@db.internal:9000/\n"),
+    ("scripts/test.sh", "export DATABASE_URL=postgres://app:{k}@localhost:5432/app\n"),
+    ("config/hana.json", '{{\n  "master_password": "HXEHana1"\n}}\n'),
+])
+def test_a_local_or_chosen_password_is_info_and_does_not_stop_it(hooked: Repo, path: str,
+                                                                  text: str) -> None:
+    value = key(7)
+    proc = commit(hooked, {path: text.format(k=value)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = secret_findings(hooked, path)
+    assert found and {severity for _, _, severity in found} == {"info"}, found
+    assert value not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("line", [
+    "export DATABASE_URL=postgres://app:{k}@db.prod.acme.io:5432/app\n",
+    "curl -H 'Authorization: Basic {basic}' https://api.acme.io/v1\n",
+])
+def test_a_remote_password_or_basic_credential_still_stops_it(hooked: Repo, line: str) -> None:
+    basic = base64.b64encode(f"deploy:{key(8)}".encode()).decode()
+    proc = commit(hooked, {"scripts/deploy.sh": line.format(k=key(9), basic=basic)})
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "commit stopped: 1 secret found (scripts/deploy.sh:1 secret/" in proc.stderr
