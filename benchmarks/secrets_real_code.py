@@ -50,6 +50,19 @@ TREES = (
     ("ansible/ansible", "Python", "ansible"),
     ("laravel/framework", "PHP", "laravel"),
     ("jellyfin/jellyfin", "C#", "jellyfin"),
+    # first scanned in session 7 (their false errors led to the principles of f18332d)
+    ("go-chi/chi", "Go", "chi"),
+    ("minio/minio", "Go", "minio"),
+    ("sidekiq/sidekiq", "Ruby", "sidekiq"),
+    ("axios/axios", "JavaScript", "axios"),
+    ("typeorm/typeorm", "TypeScript", "typeorm"),
+    ("google/gson", "Java", "gson"),
+    ("square/okhttp", "Kotlin", "okhttp"),
+    ("apache/kafka", "Java", "kafka"),
+    ("clap-rs/clap", "Rust", "clap"),
+    ("tokio-rs/tracing", "Rust", "tracing"),
+    ("pallets/jinja", "Python", "jinja"),
+    ("encode/django-rest-framework", "Python", "drf"),
 )
 
 

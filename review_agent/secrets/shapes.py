@@ -65,19 +65,30 @@ def is_words(value: str) -> bool:
 
 
 def names_credential(value: str) -> bool:
-    """A credential's name, not its value: a few words and acronyms, one of them the word
-    for a credential (`XSRF-TOKEN`, `X-CSRF-Token`, `X-Auth-Token-V2`, `GH_TOKEN_2`).
+    """A credential's name, not its value: words and acronyms, one of them the word for a
+    credential (`XSRF-TOKEN`, `X-CSRF-Token`, `X-Auth-Token-V2`, `GH_TOKEN_2`, a header
+    `X-Acme-Server-Side-Encryption-S3-Kms-Sealed-Key`).
     Acronyms keep is_words from seeing these as words; a generated part (`secret_Kq8vR2…`)
     falls into many short humps and is not one."""
     parts = [p for p in WORD_SEP.split(value) if p]
     if not parts or not all(p.isascii() and p.isalnum() for p in parts):
         return False
     humps = [h for p in parts for h in HUMP.findall(p)]
-    if not 2 <= len(humps) <= 6 or not any(h.lower() in CREDENTIAL_WORDS for h in humps):
+    if not 2 <= len(humps) <= 12 or not any(h.lower() in CREDENTIAL_WORDS for h in humps):
         return False
-    return all(h.isdigit() and len(h) <= 2 or h.isupper() and len(h) <= 5
-               or len(h) >= 2 and not CLUSTER.search(h) and any(c in VOWELS for c in h)
-               for h in humps)
+    return all(_name_hump(h) for h in humps)
+
+
+def _name_hump(hump: str) -> bool:
+    """A hump of a name: a number of at most two digits, an acronym (`CSRF`, `Kms`), a word."""
+    if hump.isdigit():
+        return len(hump) <= 2
+    if hump.isupper():
+        return len(hump) <= 5
+    if CLUSTER.search(hump):
+        return False
+    return (len(hump) >= 2 and any(c in VOWELS for c in hump)
+            or hump[0].isupper() and len(hump) <= 3)
 
 
 def is_human_chosen(value: str) -> bool:
