@@ -380,11 +380,14 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
     gone = _gone_definitions(infos)
     gone_norm = {_norm(g) for g in gone if len(g) >= MIN_NAME}
     stems = _deleted_stems(infos)
+    moved_files = _moved_files(tests)
     out: dict[str, list[TestDef]] = {}
     added_text: Counter[str] | None = None  # read once, when a test is left to explain
     retested: set[str] = set()
     for info in tests:
         path = info.change.path
+        if path in moved_files:
+            continue
         left: list[TestDef] = []
         for t in removed[path]:
             if names_added.get(t.name, 0) > 0:
@@ -409,6 +412,19 @@ def lost_tests(infos: Sequence[FileInfo]) -> dict[str, list[TestDef]]:
         if left:
             out[path] = left
     return out
+
+
+def _moved_files(tests: Sequence[FileInfo]) -> set[str]:
+    """The test files the change deletes while it adds a test file of the same name in
+    another directory: the file moved (`database-specific/oracle.test.ts` to
+    `isolation-level/oracle.test.ts`), edited too much for git to pair the two."""
+    added = {_file_name(i.change.path) for i in tests if i.change.status == "A"}
+    return {i.change.path for i in tests
+            if i.change.status == "D" and _file_name(i.change.path) in added}
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
 
 
 def removes_tests(files: Sequence[FileChange]) -> bool:

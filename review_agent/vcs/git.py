@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -381,15 +381,16 @@ def messages(root: str | Path, base: str, head: str, limit: int) -> list[str]:
             if m.strip()]
 
 
-def with_subject(root: str | Path, rev: str, subject: str, limit: int) -> str | None:
+def with_subject(root: str | Path, rev: str, subject: str, limit: int,
+                 key: Callable[[str], str] | None = None) -> str | None:
     """The newest commit reachable from `rev`, among its `limit` newest, whose subject line
-    is exactly `subject`."""
+    is exactly `subject` (or whose `key(subject line)` is)."""
     if not subject or rev.startswith("-"):
         return None
     res = _git(root, "log", f"-n{limit}", "--format=%H%x00%s", rev, "--", ok=range(256))
     for row in _out(res).split("\n") if res.returncode == 0 else ():
         sha, _, found = row.partition("\0")
-        if found == subject:
+        if (found if key is None else key(found)) == subject:
             return sha
     return None
 

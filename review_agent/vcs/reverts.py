@@ -4,7 +4,11 @@ A revert removes what the reverted commit added, its tests too; that is no lost 
 says when a change is a revert: during `git revert` (a conflict, or `--no-commit`, then the
 `git commit` whose hook runs) `REVERT_HEAD` names the commit being reverted; in a range the
 revert commits' messages say `This reverts commit <id>.` (git's own text), or at least
-`Revert "<subject>"` (the reverted commit is then found by its subject).
+`Revert "<subject>"` (the reverted commit is then found by its subject). A Conventional
+Commits revert (`revert: <description>`, the spec's revert type) names the reverted
+commits in a `Refs:` footer, or else by its description: the reverted commit is the one
+whose subject says the same after its own type (`fix(scope)!: `) and a squash merge's
+` (#12)`.
 """
 
 from __future__ import annotations
@@ -19,6 +23,12 @@ from review_agent.vcs import git
 _REVERTS = re.compile(r"\bThis reverts commit ([0-9a-f]{7,64})\b")
 # `Revert "fix: x (#12)"`, with a squash merge's ` (#13)` after it
 _SUBJECT = re.compile(r'^Revert "(?P<subject>.+)"(?:\s*\(#\d+\))?\s*$')
+# `revert: fix up limit with joins (#12478)`, `revert(api)!: ...`
+_CONVENTIONAL = re.compile(r"^revert(?:\([^)]*\))?!?:\s*(?P<description>.+?)\s*$", re.IGNORECASE)
+_REFS = re.compile(r"^Refs:\s*(?P<ids>[0-9a-f]{7,64}(?:\s*,\s*[0-9a-f]{7,64})*)\s*$",
+                   re.MULTILINE)
+_TYPE = re.compile(r"^[A-Za-z]+(?:\([^)]*\))?!?:\s*")
+_PR = re.compile(r"\s*\(#\d+\)$")
 MESSAGES = 200  # commits of a range read for revert messages
 SUBJECT_SEARCH = 2000  # commits searched for a reverted subject
 MAX_REVERTED = 20  # reverted commits read at most
@@ -26,12 +36,26 @@ MAX_REVERTED = 20  # reverted commits read at most
 
 def reverted_ids(message: str) -> tuple[list[str], str]:
     """The commit ids a message says it reverts, and the reverted subject when it names
-    none (`Revert "x"` alone), else ""."""
+    none (`Revert "x"` alone), else "". A Conventional Commits revert's description is
+    given as `description(subject)` of the reverted commit."""
     ids = _REVERTS.findall(message)
     if ids:
         return ids, ""
-    m = _SUBJECT.match(message.split("\n", 1)[0])
-    return [], m.group("subject") if m else ""
+    first = message.split("\n", 1)[0]
+    m = _SUBJECT.match(first)
+    if m:
+        return [], m.group("subject")
+    m = _CONVENTIONAL.match(first)
+    if m is None:
+        return [], ""
+    refs = [i.strip() for r in _REFS.finditer(message) for i in r.group("ids").split(",")]
+    return (refs, "") if refs else ([], description(m.group("description")))
+
+
+def description(subject: str) -> str:
+    """A subject without its Conventional Commits type and a squash merge's ` (#12)`:
+    `fix: fix up limit with joins (#11987)` -> `fix up limit with joins`."""
+    return _PR.sub("", _TYPE.sub("", subject, count=1)).strip()
 
 
 def reverted_commits(root: Path, change: Change) -> list[str]:
@@ -43,7 +67,9 @@ def reverted_commits(root: Path, change: Change) -> list[str]:
     for message in git.messages(root, change.base, change.head, MESSAGES):
         ids, subject = reverted_ids(message)
         if subject:
-            found = git.with_subject(root, change.base, subject, SUBJECT_SEARCH)
+            conventional = _CONVENTIONAL.match(message.split("\n", 1)[0]) is not None
+            found = git.with_subject(root, change.base, subject, SUBJECT_SEARCH,
+                                     key=description if conventional else None)
             ids = [found] if found else []
         out += [sha for sha in (git.resolve(root, i) for i in ids) if sha]
     return list(dict.fromkeys(out))[:MAX_REVERTED]

@@ -56,6 +56,37 @@ def test_a_revert_named_only_by_its_subject(git_repo: Repo) -> None:
         [("info", True)]
 
 
+def test_a_conventional_commits_revert_named_by_its_description(git_repo: Repo) -> None:
+    """`revert: <description>` (Conventional Commits' revert type, a squash merge's number
+    after it): the reverted commit is the one whose subject says the same after its type."""
+    fix = _fixed_repo(git_repo)
+    git_repo.git("revert", "--no-commit", fix)
+    git_repo.git("commit", "-q", "--no-verify", "-m", "revert: strip spaces (#31)")
+    found = deleted(git_repo, "--base", "HEAD~1")
+    assert [(f["severity"], f"reverts {fix[:10]}" in f["message"]) for f in found] == \
+        [("info", True)]
+
+
+def test_a_conventional_commits_revert_with_refs(git_repo: Repo) -> None:
+    """The spec's `Refs:` footer names the reverted commits."""
+    fix = _fixed_repo(git_repo)
+    git_repo.git("revert", "--no-commit", fix)
+    git_repo.git("commit", "-q", "--no-verify", "-m",
+                 f"revert(parser)!: let us never speak of spaces again\n\nRefs: {fix[:9]}")
+    found = deleted(git_repo, "--base", "HEAD~1")
+    assert [(f["severity"], f"reverts {fix[:10]}" in f["message"]) for f in found] == \
+        [("info", True)]
+
+
+def test_a_conventional_revert_of_no_commit_still_warns(git_repo: Repo) -> None:
+    """A description no earlier commit has: nothing is taken back."""
+    _fixed_repo(git_repo)
+    git_repo.commit("revert: drop the space handling", {
+        "pkg/parser.py": SOURCE, "tests/test_parser.py": TESTS})
+    found = deleted(git_repo, "--base", "HEAD~1")
+    assert [f["severity"] for f in found] == ["warning"]
+
+
 def test_a_revert_that_also_drops_another_test_still_warns(git_repo: Repo) -> None:
     """Only the tests the reverted commit added are taken back; another one removed in the
     same commit is lost."""

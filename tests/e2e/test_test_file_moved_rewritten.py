@@ -1,0 +1,103 @@
+"""A test file moved to another directory and rewritten on the way is not lost: git pairs a
+rename only while the file stays half the same, and a suite split or rewritten for its new
+place (`database-specific-isolation/oracle-isolation.test.ts` to
+`isolation-level/oracle-isolation.test.ts`) is deleted and added instead. The same file name,
+deleted in one directory and added in another in one change, is that file moved. Through
+the real CLI on real repositories; the control that still warns: a test file deleted while a
+test file of another name is added."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import Repo
+from tests.helpers import run_cli
+
+
+def _warnings(repo: Repo) -> list[str]:
+    res = run_cli(repo.path, "review", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    return [f["path"] for f in json.loads(res.stdout)["findings"]
+            if f["rule"] == "tests-deleted" and f["severity"] == "warning"]
+
+
+TS_BEFORE = """import { expect } from "chai"
+
+describe("transaction > oracle partial isolation support", () => {
+    it("should run every operation in one transaction at READ COMMITTED", async () => {
+        const result = await runInTransaction(connection, "READ COMMITTED")
+        expect(result.committed).to.equal(true)
+        expect(result.level).to.equal("READ COMMITTED")
+    })
+    it("should run every operation in one transaction at SERIALIZABLE", async () => {
+        const result = await runInTransaction(connection, "SERIALIZABLE")
+        expect(result.committed).to.equal(true)
+    })
+})
+"""
+TS_AFTER = """import { expect } from "chai"
+
+describe("transaction > isolation level > oracle", () => {
+    for (const level of supportedLevels("oracle")) {
+        it(`applies ${level} to new connections`, async () => {
+            const session = await openSession(dataSource, { isolation: level })
+            expect(await session.currentIsolation()).to.equal(level)
+        })
+    }
+})
+"""
+PY_BEFORE = """from acme.parse import parse_rows
+
+
+def test_parse_rows_skips_blank_lines():
+    rows = parse_rows("a,b\\n\\nc,d\\n")
+    assert rows == [["a", "b"], ["c", "d"]]
+
+
+def test_parse_rows_keeps_quoted_commas():
+    assert parse_rows('"a,b",c\\n') == [["a,b", "c"]]
+"""
+PY_AFTER = """import pytest
+
+from acme.parsing.rows import Reader
+
+
+@pytest.mark.parametrize(("text", "want"), [("x,y\\n", [["x", "y"]]), ("", [])])
+def test_reader_reads(text, want):
+    assert list(Reader(text)) == want
+"""
+
+CASES = {
+    "ts": ("test/functional/transaction/database-specific-isolation/oracle-isolation.test.ts",
+           "test/functional/transaction/isolation-level/oracle-isolation.test.ts",
+           TS_BEFORE, TS_AFTER),
+    "py": ("tests/test_rows.py", "tests/parsing/test_rows.py", PY_BEFORE, PY_AFTER),
+}
+
+
+SOURCE = "src/acme/rows.py"  # the change edits code too: tests alone would be the author's act
+
+
+def _move(repo: Repo, old: str, new: str, before: str, after: str) -> None:
+    repo.commit("tests", {old: before, SOURCE: "def parse_rows(text):\n    return []\n"})
+    repo.git("rm", "-q", old)
+    repo.stage({new: after, SOURCE: "def parse_rows(text, sep=','):\n    return []\n"})
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_a_test_file_moved_and_rewritten_is_not_lost(git_repo: Repo, lang: str) -> None:
+    old, new, before, after = CASES[lang]
+    _move(git_repo, old, new, before, after)
+    assert git_repo.git("diff", "--cached", "-M", "--name-status").count("R") == 0  # git: no move
+    assert _warnings(git_repo) == []
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_a_test_file_deleted_beside_another_name_still_warns(git_repo: Repo, lang: str) -> None:
+    old, new, before, after = CASES[lang]
+    other = new.rsplit("/", 1)[0] + ("/lexer.test.ts" if lang == "ts" else "/test_lexer.py")
+    _move(git_repo, old, other, before, after)
+    assert _warnings(git_repo) == [old]
+
