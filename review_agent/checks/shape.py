@@ -112,11 +112,16 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
 def tests_deleted(infos: Sequence[FileInfo], reverted: Sequence[Change] = ()) -> list[Finding]:
     """Tests the change removes and nothing in it replaces or retires (lost_tests.py); `info`
     where removing them is plainly the point: a change that touches only tests, or one whose
-    source side only removes code, or tests that the commits it reverts (`reverted`, what
-    each of them did) had added."""
-    found, undone = _tests_deleted(infos, undone_tests(reverted))
+    source side only removes code, or one that writes new test files holding more tests than
+    it loses (tests rewritten for a new place under new names: the suite grows as the author
+    rewrites it; a one-for-one swap still warns), or tests that the commits it reverts
+    (`reverted`, what each of them did) had added."""
+    found, undone, lost = _tests_deleted(infos, undone_tests(reverted))
+    new_tests = _tests_in_new_files(infos)
     why = ("the change touches only tests" if found and only_tests(infos)
            else "the change only removes source code" if found and only_removes_code(infos)
+           else f"the change adds {new_tests} tests in new test files, which may replace "
+                "them" if found and new_tests > _lost_count(lost, found)
            else None)
     if why is not None:
         found = [f._replace(severity="info",
@@ -127,8 +132,9 @@ def tests_deleted(infos: Sequence[FileInfo], reverted: Sequence[Change] = ()) ->
 
 
 def _tests_deleted(infos: Sequence[FileInfo], undone: Undone
-                   ) -> tuple[list[Finding], list[Finding]]:
-    """The findings on lost tests, and the info findings on tests a revert takes back."""
+                   ) -> tuple[list[Finding], list[Finding], dict[str, list[TestDef]]]:
+    """The findings on lost tests, the info findings on tests a revert takes back, and the
+    lost tests by file."""
     lost = lost_tests(infos)
     out: list[Finding] = []
     reverted: list[Finding] = []
@@ -163,7 +169,17 @@ def _tests_deleted(infos: Sequence[FileInfo], undone: Undone
                                     back[0].line, _undone_message(
                                         _removed(back), undone.tests[(fc.path, back[0].name)],
                                         "them" if len(back) > 1 else "it")))
-    return out, reverted
+    return out, reverted, lost
+
+
+def _tests_in_new_files(infos: Sequence[FileInfo]) -> int:
+    """The tests the change's added test files define."""
+    return sum(len(test_defs(i, "+")) for i in infos if i.is_test and i.change.status == "A")
+
+
+def _lost_count(lost: Mapping[str, Sequence[TestDef]], found: Sequence[Finding]) -> int:
+    """How many tests the findings say are lost (a deleted file's tests, at least one)."""
+    return sum(max(1, len(lost.get(f.path, ()))) for f in found)
 
 
 def _removed(tests: Sequence[TestDef]) -> str:

@@ -4,7 +4,11 @@ place (`database-specific-isolation/oracle-isolation.test.ts` to
 `isolation-level/oracle-isolation.test.ts`) is deleted and added instead. The same file name,
 deleted in one directory and added in another in one change, is that file moved. Through
 the real CLI on real repositories; the control that still warns: a test file deleted while a
-test file of another name is added."""
+test file of another name is added.
+
+Tests rewritten into new test files under new names and bodies (no rule can pair them) are
+`info` when the new files hold more tests than the change loses; as many or fewer still warn
+(a test swapped for another one stays a warning)."""
 
 from __future__ import annotations
 
@@ -101,3 +105,63 @@ def test_a_test_file_deleted_beside_another_name_still_warns(git_repo: Repo, lan
     _move(git_repo, old, other, before, after)
     assert _warnings(git_repo) == [old]
 
+
+
+def _severities(repo: Repo) -> list[tuple[str, str]]:
+    res = run_cli(repo.path, "review", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    return [(f["severity"], f["message"]) for f in json.loads(res.stdout)["findings"]
+            if f["rule"] == "tests-deleted"]
+
+
+CALL_TESTS = """class CallTest {
+  @Test fun keepsAlive() { assertTrue(client.call("/").keepAlive) }
+  @Test fun httpWithExcessiveStatusLine() {
+    server.enqueue(MockResponse(status = "HTTP/1.1 200 " + "O".repeat(256 * 1024)))
+    executeSynchronously("/").assertFailureMatches(".*unexpected end of stream.*")
+  }
+  @Test fun httpWithExcessiveHeaders() {
+    server.enqueue(MockResponse(headers = bigHeaders(255 * 1024)))
+    executeSynchronously("/").assertFailureMatches(".*unexpected end of stream.*")
+  }
+}
+"""
+CALL_KEPT = """class CallTest {
+  @Test fun keepsAlive() { assertTrue(client.call("/").keepAlive) }
+}
+"""
+LIMITS = """class CallLimitsTest {
+  @Test fun largeStatusLine() {
+    assumeTrue(protocol == Protocol.HTTP_1_1)
+    assertFailsWith<IOException> { client.newCall(get(server.url("/status"))).execute() }
+  }
+  @Test fun largeResponseHeader() {
+    assertFailsWith<IOException> { client.newCall(get(server.url("/header"))).execute() }
+  }
+  @Test fun largeResponseHeadersList() {
+    assertFailsWith<IOException> { client.newCall(get(server.url("/headers"))).execute() }
+  }
+}
+"""
+SRC = "src/main/kotlin/okio/Limits.kt"
+
+
+def test_tests_rewritten_into_a_new_file_are_info(git_repo: Repo) -> None:
+    """Two tests leave CallTest while the change writes CallLimitsTest with three: the author
+    is rewriting the tests, under new names and bodies no rule can pair. Shown, as info."""
+    test = "src/test/kotlin/okio/CallTest.kt"
+    git_repo.commit("tests", {test: CALL_TESTS, SRC: "const val LIMIT = 0\n"})
+    git_repo.stage({test: CALL_KEPT, "src/test/kotlin/okio/CallLimitsTest.kt": LIMITS,
+                    SRC: "const val LIMIT = 256 * 1024\n"})
+    found = _severities(git_repo)
+    assert [s for s, _ in found] == ["info"], found
+    assert "adds 3 tests in new test files" in found[0][1]
+
+
+def test_a_new_file_of_as_many_tests_as_were_removed_still_warns(git_repo: Repo) -> None:
+    test = "src/test/kotlin/okio/CallTest.kt"
+    one = LIMITS.split("  @Test fun largeResponseHeadersList()")[0] + "}\n"
+    git_repo.commit("tests", {test: CALL_TESTS, SRC: "const val LIMIT = 0\n"})
+    git_repo.stage({test: CALL_KEPT, "src/test/kotlin/okio/CallLimitsTest.kt": one,
+                    SRC: "const val LIMIT = 256 * 1024\n"})
+    assert [s for s, _ in _severities(git_repo)] == ["warning"]
