@@ -9,6 +9,8 @@ import os
 import subprocess
 from typing import Any
 
+import pytest
+
 from tests.conftest import Repo
 from tests.helpers import run_cli
 
@@ -56,23 +58,17 @@ def test_a_revert_named_only_by_its_subject(git_repo: Repo) -> None:
         [("info", True)]
 
 
-def test_a_conventional_commits_revert_named_by_its_description(git_repo: Repo) -> None:
+@pytest.mark.parametrize("message", [
+    "revert: strip spaces (#31)",  # the description of `fix: strip spaces`
+    "revert(parser)!: let us never speak of spaces again\n\nRefs: {fix}",  # the spec's footer
+])
+def test_a_conventional_commits_revert(git_repo: Repo, message: str) -> None:
     """`revert: <description>` (Conventional Commits' revert type, a squash merge's number
-    after it): the reverted commit is the one whose subject says the same after its type."""
+    after it): the reverted commit is the one whose subject says the same after its type,
+    or the one its `Refs:` footer names."""
     fix = _fixed_repo(git_repo)
     git_repo.git("revert", "--no-commit", fix)
-    git_repo.git("commit", "-q", "--no-verify", "-m", "revert: strip spaces (#31)")
-    found = deleted(git_repo, "--base", "HEAD~1")
-    assert [(f["severity"], f"reverts {fix[:10]}" in f["message"]) for f in found] == \
-        [("info", True)]
-
-
-def test_a_conventional_commits_revert_with_refs(git_repo: Repo) -> None:
-    """The spec's `Refs:` footer names the reverted commits."""
-    fix = _fixed_repo(git_repo)
-    git_repo.git("revert", "--no-commit", fix)
-    git_repo.git("commit", "-q", "--no-verify", "-m",
-                 f"revert(parser)!: let us never speak of spaces again\n\nRefs: {fix[:9]}")
+    git_repo.git("commit", "-q", "--no-verify", "-m", message.format(fix=fix[:9]))
     found = deleted(git_repo, "--base", "HEAD~1")
     assert [(f["severity"], f"reverts {fix[:10]}" in f["message"]) for f in found] == \
         [("info", True)]
