@@ -117,7 +117,7 @@ def tests_deleted(infos: Sequence[FileInfo], reverted: Sequence[Change] = ()) ->
     rewrites it; a one-for-one swap still warns), or tests that the commits it reverts
     (`reverted`, what each of them did) had added."""
     found, undone, lost = _tests_deleted(infos, undone_tests(reverted))
-    new_tests = _tests_in_new_files(infos)
+    new_tests = _tests_in_new_files(infos) if found else 0
     why = ("the change touches only tests" if found and only_tests(infos)
            else "the change only removes source code" if found and only_removes_code(infos)
            else f"the change adds {new_tests} tests in new test files, which may replace "

@@ -243,7 +243,8 @@ def _judge(text: str, m: re.Match[str], rule: Rule, code: bool, recall: bool = F
         return Candidate(start, end, rule, bool(level) and rule.precise, name=m.start(),
                          level="info" if weak else "", note=WEAK_NOTE if weak else "")
     elif rule.kind == "url":
-        user_start = text.rfind("/", max(0, start - 80), start) + 1
+        # the user name, after the scheme's `//` (the rule's pattern puts it within 66)
+        user_start = max(text.rfind("/", max(0, start - 80), start) + 1, start - 80)
         secret, level = F.judge_url_password(value, text[end + 1:end + 40],
                                              text[user_start:start - 1])
         if not secret:
