@@ -11,7 +11,7 @@ from review_agent.checks.base import FileInfo, Rule, finding, first_line
 from review_agent.checks.locks import upgrade_only
 from review_agent.checks.lost_tests import TestDef, Undone, lost_tests, test_defs, undone_tests
 from review_agent.checks.neutral import new_behaviour
-from review_agent.checks.test_names import PARSED
+from review_agent.checks.test_names import PARSED, count_tests
 from review_agent.records import Change, FileChange, Finding
 from review_agent.text.paths import (
     DOCS,
@@ -173,8 +173,10 @@ def _tests_deleted(infos: Sequence[FileInfo], undone: Undone
 
 
 def _tests_in_new_files(infos: Sequence[FileInfo]) -> int:
-    """The tests the change's added test files define."""
-    return sum(len(test_defs(i, "+")) for i in infos if i.is_test and i.change.status == "A")
+    """The tests the change's added test files define, named or with a computed title."""
+    return sum(count_tests(i.language, (ln.text for h in i.change.hunks for ln in h.lines
+                                        if ln.kind == "+"))
+               for i in infos if i.is_test and i.change.status == "A")
 
 
 def _lost_count(lost: Mapping[str, Sequence[TestDef]], found: Sequence[Finding]) -> int:

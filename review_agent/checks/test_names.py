@@ -22,16 +22,21 @@ class Forms(NamedTuple):
     line: re.Pattern[str]  # a line that defines a test; its name is group "name"
     marker: re.Pattern[str] | None = None  # makes the next definition a test
     definition: re.Pattern[str] | None = None  # a function definition, named "name"
+    # a test call whose title is computed (`it(level, ...)`, often in a loop): a test with
+    # no name to pair it by, so it is only counted
+    computed: re.Pattern[str] | None = None
 
 
 # JS/TS runner modifiers: `it.skip('x'`, `test.each([...])('x'`, `it.skipIf(cond)('x'`
 JS_MODIFIERS = (r"(?:\s*\.\s*(?:skip|only|concurrent|failing|sequential|serial|todo|fails"
                 r"|skipIf\([^)]*\)|runIf\([^)]*\)|each\s*(?:\([^()]*\)|`[^`]*`)?))*")
 _TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>.+?)(?P=q)"
-_JS = Forms(re.compile(
-    r"^\s*;?\s*(?:(?:it|test)" + JS_MODIFIERS
-    # `(cond ? it.skip : it)('x'`: a test skipped on some platforms
-    + r"|\(.*\?\s*(?:it|test)[\w.]*\s*:\s*(?:it|test)[\w.]*\s*\))" + _TITLE))
+# the title an expression, not a literal: `it(level, `, `test(describe(c), `
+_COMPUTED = r"\s*\(\s*(?![\s'\"`])[^,;'\"`]*?[\w)\]]\s*,"
+_JS_CALL = (r"^\s*;?\s*(?:(?:it|test)" + JS_MODIFIERS
+            # `(cond ? it.skip : it)('x'`: a test skipped on some platforms
+            + r"|\(.*\?\s*(?:it|test)[\w.]*\s*:\s*(?:it|test)[\w.]*\s*\))")
+_JS = Forms(re.compile(_JS_CALL + _TITLE), computed=re.compile(_JS_CALL + _COMPUTED))
 _PYTHON = Forms(re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>test\w*)\s*\("))
 # Go runs Example functions (their `// Output:` is checked) and fuzz targets too
 _GO = Forms(re.compile(r"^func\s+(?P<name>(?:Test|Example|Fuzz)\w*)\s*\("))
@@ -80,8 +85,9 @@ _SWIFT = Forms(
     re.compile(r"^\s*(?:(?:public|private|internal|override|final|@MainActor)\s+)*"
                r"func\s+(?P<name>test\w*)\s*\("),
     re.compile(r"^\s*@Test\b" + _ARGS), re.compile(_SWIFT_FUNC))
-_DART = Forms(re.compile(r"^\s*(?:test|testWidgets|testGoldens|blocTest(?:<[^>]*>)?|patrolTest)"
-                         r"\s*\(\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"))
+_DART_CALL = r"^\s*(?:test|testWidgets|testGoldens|blocTest(?:<[^>]*>)?|patrolTest)"
+_DART = Forms(re.compile(_DART_CALL + r"\s*\(\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"),
+              computed=re.compile(_DART_CALL + _COMPUTED))
 _CSHARP = Forms(
     re.compile(r"(?!)"),
     re.compile(r"^\s*\[\s*(?:[\w.]+\.)?(?:Test|Fact|Theory|TestMethod|DataTestMethod|TestCase"
@@ -108,7 +114,8 @@ _PHP = Forms(
 _PERL = Forms(re.compile(r"^\s*subtest\s*\(?\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"
                          r"|^\s*sub\s+(?P<sname>\w+)\s*:\s*Tests?\b"))
 # busted `it("x", function()`, `test("x"`
-_LUA = Forms(re.compile(r"^\s*(?:it|test|spec)" + _TITLE))
+_LUA = Forms(re.compile(r"^\s*(?:it|test|spec)" + _TITLE),
+             computed=re.compile(r"^\s*(?:it|test|spec)" + _COMPUTED))
 _ELIXIR = Forms(re.compile(r"^\s*(?:test|property)\s+(?P<q>['\"])(?P<name>.+?)(?P=q)"))
 
 FORMS: dict[str, Forms] = {
@@ -166,3 +173,15 @@ def tests_in(language: str, lines: Iterable[str]) -> Iterator[tuple[int, str]]:
             yield i, name
         elif i - marked > MARKER_REACH or not _BETWEEN.match(text):
             marked = -1
+
+
+def count_tests(language: str, lines: Iterable[str]) -> int:
+    """How many tests `lines` define: the named ones of `tests_in` and the test calls whose
+    title is computed (each counted once, though a loop may run it for many cases)."""
+    lines = list(lines)
+    named = sum(1 for _ in tests_in(language, lines))
+    forms = FORMS.get(language)
+    if forms is None or forms.computed is None:
+        return named
+    computed = forms.computed
+    return named + sum(1 for text in lines if len(text) <= MAX_LINE and computed.match(text))

@@ -165,3 +165,46 @@ def test_a_new_file_of_as_many_tests_as_were_removed_still_warns(git_repo: Repo)
     git_repo.stage({test: CALL_KEPT, "src/test/kotlin/okio/CallLimitsTest.kt": one,
                     SRC: "const val LIMIT = 256 * 1024\n"})
     assert [s for s, _ in _severities(git_repo)] == ["warning"]
+
+
+SUITE = """describe("transaction with full isolation support", () => {
+    it("runs every operation at READ UNCOMMITTED", () => check("READ UNCOMMITTED"))
+    it("runs every operation at READ COMMITTED", () => check("READ COMMITTED"))
+    it("runs every operation at SERIALIZABLE", () => check("SERIALIZABLE"))
+})
+"""
+PER_DRIVER = """describe("isolation level > {driver}", () => {{
+    for (const level of supported("{driver}")) {{
+        it(level, async () => {{
+            expect(await levelOf(await open("{driver}", level))).to.equal(level)
+        }})
+    }}
+    for (const level of unsupported("{driver}")) {{
+        test(level, () => expect(() => open("{driver}", level)).to.throw())
+    }}
+}})
+"""
+DRIVER_SRC = "src/driver/isolation.ts"
+
+
+def _split_suite(repo: Repo, drivers: list[str], body: str) -> None:
+    old = "test/functional/database-specific-isolation/full-isolation-support.test.ts"
+    repo.commit("tests", {old: SUITE, DRIVER_SRC: "export const LEVELS = []\n"})
+    repo.git("rm", "-q", old)
+    repo.stage({f"test/functional/isolation-level/{d}-isolation.test.ts": body.format(driver=d)
+                for d in drivers} | {DRIVER_SRC: "export const LEVELS = ['READ COMMITTED']\n"})
+
+
+def test_a_suite_split_into_files_of_computed_test_titles_is_info(git_repo: Repo) -> None:
+    """The new files define their tests in loops, `it(level, ...)`: titles no rule can read,
+    but each call is a test. Four of them (at least) replace the three removed: info."""
+    _split_suite(git_repo, ["mysql", "postgres"], PER_DRIVER)
+    found = _severities(git_repo)
+    assert [s for s, _ in found] == ["info"], found
+    assert "adds 4 tests in new test files" in found[0][1]
+
+
+def test_fewer_computed_test_calls_than_tests_removed_still_warn(git_repo: Repo) -> None:
+    one_call = PER_DRIVER.split("    for (const level of unsupported")[0] + "}})\n"
+    _split_suite(git_repo, ["mysql"], one_call)
+    assert [s for s, _ in _severities(git_repo)] == ["warning"]

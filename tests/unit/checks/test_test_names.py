@@ -42,3 +42,21 @@ def test_a_marker_far_from_any_function_marks_nothing() -> None:
     lines = ["#[test]", *["// note"] * (names.MARKER_REACH + 1), "fn later() {}"]
     assert list(names.tests_in("rust", lines)) == []
     assert list(names.tests_in("rust", ["#[test]", "let x = 1;", "fn later() {}"])) == []
+
+
+COUNTS = [
+    ("typescript", "for (const l of levels) {\n  it(l, async () => {})\n}\n", 1),
+    ("typescript", "it(level.name, () => {})\ntest.skip(describe(c), () => {})\n", 2),
+    ("typescript", "it(`at ${level}`, () => {})\nit('plain', () => {})\n", 2),  # named, once
+    ("javascript", "it(done)\nconst it = iterate(items, fn)\nexpect(it).toBe(1)\n", 0),
+    ("javascript", "// it(level, fn)\nsubmit(level, fn)\n", 0),
+    ("dart", "  test(c.name, () {\n", 1),
+    ("python", "def test_x():\n    pass\ncheck(level, fn)\n", 1),
+    ("yaml", "it(level, x)\n", 0),
+]
+
+
+@pytest.mark.parametrize("language,text,expected", COUNTS)
+def test_count_tests_counts_calls_with_computed_titles(language: str, text: str,
+                                                       expected: int) -> None:
+    assert names.count_tests(language, text.split("\n")) == expected
