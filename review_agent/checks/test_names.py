@@ -114,8 +114,8 @@ _PHP = Forms(
 _PERL = Forms(re.compile(r"^\s*subtest\s*\(?\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"
                          r"|^\s*sub\s+(?P<sname>\w+)\s*:\s*Tests?\b"))
 # busted `it("x", function()`, `test("x"`
-_LUA = Forms(re.compile(r"^\s*(?:it|test|spec)" + _TITLE),
-             computed=re.compile(r"^\s*(?:it|test|spec)" + _COMPUTED))
+_LUA_CALL = r"^\s*(?:it|test|spec)"
+_LUA = Forms(re.compile(_LUA_CALL + _TITLE), computed=re.compile(_LUA_CALL + _COMPUTED))
 _ELIXIR = Forms(re.compile(r"^\s*(?:test|property)\s+(?P<q>['\"])(?P<name>.+?)(?P=q)"))
 
 FORMS: dict[str, Forms] = {

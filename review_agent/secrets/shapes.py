@@ -112,11 +112,12 @@ def is_human_chosen(value: str) -> bool:
         return False
     plain = "".join(c for c in letters if c.isalpha())
     humps = CAMEL.findall(plain)
+    # mixed case at random (`NQYBMOZukA`) is a generator's, not a word; an acronym before
+    # a word (`HXEHana1`) is a person's
     if not (plain.islower() or plain.isupper() or (plain[0].isupper() and plain[1:].islower())
             or (len(humps) == 2 and humps[0].isupper() and len(humps[0]) <= 5
                 and humps[1][1:].islower())):
-        return False  # mixed case at random (`NQYBMOZukA`) is a generator's, not a word
-        # (an acronym before a word, `HXEHana1`, is a person's)
+        return False
     vowels = sum(c in VOWELS or c in "0134@" for c in letters)
     return not CLUSTER.search(plain) and vowels >= 0.3 * len(letters)
 
@@ -239,7 +240,7 @@ def is_basic_credentials(value: str) -> bool:
         decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return False
-    user, colon, password = decoded.partition(":")
+    _, colon, password = decoded.partition(":")
     return bool(colon and password) and decoded.isprintable()
 
 

@@ -34,22 +34,22 @@ SUBJECT_SEARCH = 2000  # commits searched for a reverted subject
 MAX_REVERTED = 20  # reverted commits read at most
 
 
-def reverted_ids(message: str) -> tuple[list[str], str]:
-    """The commit ids a message says it reverts, and the reverted subject when it names
-    none (`Revert "x"` alone), else "". A Conventional Commits revert's description is
-    given as `description(subject)` of the reverted commit."""
+def reverted_ids(message: str) -> tuple[list[str], str, bool]:
+    """The commit ids a message says it reverts; when it names none, the reverted subject
+    (`Revert "x"` alone), else ""; and whether that subject is a Conventional Commits
+    description, to be matched against `description(subject)` of the reverted commit."""
     ids = _REVERTS.findall(message)
     if ids:
-        return ids, ""
+        return ids, "", False
     first = message.split("\n", 1)[0]
     m = _SUBJECT.match(first)
     if m:
-        return [], m.group("subject")
+        return [], m.group("subject"), False
     m = _CONVENTIONAL.match(first)
     if m is None:
-        return [], ""
+        return [], "", False
     refs = [i.strip() for r in _REFS.finditer(message) for i in r.group("ids").split(",")]
-    return (refs, "") if refs else ([], description(m.group("description")))
+    return (refs, "", False) if refs else ([], description(m.group("description")), True)
 
 
 def description(subject: str) -> str:
@@ -65,11 +65,10 @@ def reverted_commits(root: Path, change: Change) -> list[str]:
         return [undone] if undone else []
     out: list[str] = []
     for message in git.messages(root, change.base, change.head, MESSAGES):
-        ids, subject = reverted_ids(message)
+        ids, subject, by_description = reverted_ids(message)
         if subject:
-            conventional = _CONVENTIONAL.match(message.split("\n", 1)[0]) is not None
             found = git.with_subject(root, change.base, subject, SUBJECT_SEARCH,
-                                     key=description if conventional else None)
+                                     key=description if by_description else None)
             ids = [found] if found else []
         out += [sha for sha in (git.resolve(root, i) for i in ids) if sha]
     return list(dict.fromkeys(out))[:MAX_REVERTED]
