@@ -103,9 +103,14 @@ def covered(spans: Sequence[Span]) -> int:
 def runs(numbers: Iterable[int]) -> list[Span]:
     """Consecutive runs of line numbers as spans."""
     out: list[Span] = []
-    for n in sorted(set(numbers)):
-        if out and n == out[-1][1] + 1:
-            out[-1] = (out[-1][0], n)
-        else:
-            out.append((n, n))
+    ordered = sorted(set(numbers))
+    if not ordered:
+        return out
+    start = last = ordered[0]
+    for n in ordered[1:]:  # a span is made where a run ends, not once a number
+        if n != last + 1:
+            out.append((start, last))
+            start = n
+        last = n
+    out.append((start, last))
     return out
