@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import repeat
 from typing import NamedTuple
 
 from review_agent.errors import ReviewAgentError
@@ -97,11 +98,23 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
     old_start, new_start = int(m[1]), int(m[3])
     old_len = int(m[2]) if m[2] is not None else 1
     new_len = int(m[4]) if m[4] is not None else 1
+    n = len(lines)
+    end = i + old_len + new_len
+    if end <= n:  # at -U0 a hunk is its deleted lines, then its added ones
+        minus, plus = _texts(lines, i, i + old_len, b"-"), _texts(lines, i + old_len, end, b"+")
+        if minus is not None and plus is not None:
+            # DiffLines made in C: zip gives each one's fields, map makes it
+            out = list(map(_new_line, repeat(DiffLine), zip(
+                repeat("-"), range(old_start, old_start + old_len), repeat(None), minus)))
+            out += map(_new_line, repeat(DiffLine), zip(
+                repeat("+"), repeat(None), range(new_start, new_start + new_len), plus))
+            while end < n and lines[end][:1] == b"\\":
+                end += 1
+            return Hunk(old_start, old_len, new_start, new_len, tuple(out)), end
     old_left, new_left = old_len, new_len
     old_no, new_no = old_start, new_start
-    out: list[DiffLine] = []
+    out = []
     append = out.append
-    n = len(lines)
     while (old_left > 0 or new_left > 0) and i < n:
         line = lines[i]
         kind = line[:1]
@@ -127,6 +140,22 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
     while i < n and lines[i][:1] == b"\\":
         i += 1
     return Hunk(old_start, old_len, new_start, new_len, tuple(out)), i
+
+
+def _texts(lines: list[bytes], start: int, end: int, kind: bytes) -> list[str] | None:
+    """The texts of `lines[start:end]` when every one of them starts with `kind`, else None.
+
+    The lines are joined and decoded once: none holds a newline, and no UTF-8 sequence
+    spans one, so the strings are those of decoding each line alone.
+    """
+    if start == end:
+        return []
+    joined = b"\n".join(lines[start:end])
+    if joined[:1] != kind or joined.count(b"\n" + kind) != end - start - 1:
+        return None
+    # every "\n" + kind is a line's start: drop those marks, then decode and split once
+    texts = joined[1:].replace(b"\n" + kind, b"\n")
+    return texts.decode("utf-8", "surrogateescape").split("\n")
 
 
 def _is_binary_marker(line: bytes) -> bool:
