@@ -57,6 +57,11 @@ class FileChange(NamedTuple):
     patch: bytes = b""  # an oversized file's hunks as git printed them, unparsed (streamed)
 
     @property
+    def added_texts(self) -> list[str]:
+        """The text of every added line, in order (`added_lines` without their numbers)."""
+        return [ln.text for h in self.hunks for ln in h.lines if ln.kind == "+"]
+
+    @property
     def added_lines(self) -> tuple[tuple[int, str], ...]:
         """(new line number, text) of every added line, in order."""
         return tuple(

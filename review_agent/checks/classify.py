@@ -37,8 +37,22 @@ def _has_shebang(fc: FileChange, blob: bytes | None) -> bool:
 
 def looks_minified(fc: FileChange) -> bool:
     """Bundled or minified output: a few enormous lines nobody wrote by hand."""
-    added = fc.added_lines
-    return bool(added) and sum(len(t) for _, t in added) > MINIFIED_AVG * len(added)
+    added = fc.added_texts
+    return bool(added) and sum(map(len, added)) > MINIFIED_AVG * len(added)
+
+
+def _added_head(fc: FileChange) -> str:
+    """The added lines among the file's first five, where generators put their markers."""
+    head = []
+    for h in fc.hunks:
+        if h.new_start > 5:
+            break
+        for ln in h.lines:
+            if ln.kind == "+":
+                if ln.new_no is None or ln.new_no > 5:
+                    return "\n".join(head)
+                head.append(ln.text)
+    return "\n".join(head)
 
 
 def file_info(fc: FileChange, options: CheckSettings,
@@ -47,11 +61,7 @@ def file_info(fc: FileChange, options: CheckSettings,
     blob = blobs.get(fc.new_sha) if blobs is not None else None
     if fc.oversized:
         return _oversized_info(fc, options, blob)
-    added = fc.added_lines
-    head = "\n".join(text for no, text in added[:5] if no <= 5)
-    # bundled or minified output: a few enormous lines nobody wrote by hand
-    minified = bool(added) and sum(len(t) for _, t in added) > MINIFIED_AVG * len(added)
-    skipped = _skipped(path, options, head, minified)
+    skipped = _skipped(path, options, _added_head(fc), looks_minified(fc))
     script = is_script_path(path) or _has_shebang(fc, blob)
     language = language_of(path)
     return with_views(FileInfo(fc, language, is_test_code(path), script, skipped), blobs)
