@@ -43,7 +43,7 @@ def looks_minified(fc: FileChange) -> bool:
 
 def _added_head(fc: FileChange) -> str:
     """The added lines among the file's first five, where generators put their markers."""
-    head = []
+    head: list[str] = []
     for h in fc.hunks:
         if h.new_start > 5:
             break

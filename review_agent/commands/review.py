@@ -37,6 +37,9 @@ REVIEW_MODULES = (
     "review_agent.checks", "review_agent.team", "review_agent.graph.engine",
     "review_agent.graph.spec", "review_agent.models", "review_agent.review.filters",
     "review_agent.commands.output",
+    # the file pool's (`review.file_pool`), last: only a big change uses it, and only a big
+    # change is still being read by then
+    "concurrent.futures.process",
 )
 
 

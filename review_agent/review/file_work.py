@@ -47,6 +47,9 @@ class FileSettings(NamedTuple):
                        secrets_allow_paths=self.secrets_allow_paths, gitleaks=self.gitleaks)
 
 
+_SIZE = FileChange._fields.index("new_size")
+
+
 class FileWork(NamedTuple):
     """What `analyse_file` found for one file, with the inputs it was found from."""
 
@@ -66,9 +69,11 @@ class FileWork(NamedTuple):
         The file's `new_size` is no input (only an oversized file's facts read it, and
         those are left to the run), so a file sized after its work was done still matches.
         """
+        mine = self.change
         return (self.settings == settings and self.blob_listed == (fc.new_sha in blobs)
                 and self.blob == blobs.get(fc.new_sha)
-                and self.change._replace(new_size=None) == fc._replace(new_size=None))
+                and (mine is fc or (mine[:_SIZE] == fc[:_SIZE]
+                                    and mine[_SIZE + 1:] == fc[_SIZE + 1:])))
 
 
 def analyse_file(fc: FileChange, blobs: Mapping[str, bytes | None], settings: FileSettings,
