@@ -91,18 +91,21 @@ def _within_budget(found_in: Sequence[tuple[FileChange, ContextFile, int, bool]]
     A value found in one file (or in a path) is masked in every other file, header and
     path before a file is measured: its size is what is sent."""
     dropped: list[tuple[str, str]] = []
-    staged: list[tuple[tuple[int, str], str, ContextFile, int, int]] = []
-    for fc, cf, redacted, measured in found_in:
-        shown: ContextFile = known.scrub_all(cf)
+    staged: list[tuple[FileChange, ContextFile, int, int]] = []
+    shown_all = known.scrub_files([cf for _, cf, _, _ in found_in])
+    for (fc, _, redacted, measured), shown in zip(found_in, shown_all, strict=True):
         size = file_size(shown) if measured else 0
         if measured and size > budget:
             dropped.append((fc.path, "too large"))
             continue
-        staged.append((_priority(fc), fc.path, shown, size, redacted))
+        staged.append((fc, shown, size, redacted))
+    if sum(size for _, _, size, _ in staged) > budget:  # not all fit: the first by priority
+        staged.sort(key=lambda s: _priority(s[0]))
     kept: list[tuple[str, ContextFile]] = []
     used = 0
     redactions = 0
-    for _, path, cf, size, redacted in sorted(staged, key=lambda s: s[0]):
+    for fc, cf, size, redacted in staged:
+        path = fc.path
         if used + size > budget:
             dropped.append((path, "over context budget"))
             continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from review_agent.secrets.examples import planted_examples
 from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.hit_findings import hit_findings
 from review_agent.secrets.known import KnownSecrets
@@ -20,6 +19,6 @@ from review_agent.secrets.staged import scan_change, scan_paths
 
 __all__ = [
     "RULES", "KnownSecrets", "Rule", "SecretHit", "hit_finding", "hit_findings", "mask",
-    "planted_examples", "redact", "redact_request", "redact_values", "scan_change",
+    "redact", "redact_request", "redact_values", "scan_change",
     "scan_paths", "scan_text",
 ]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from review_agent.secrets.filters import char_classes, is_wordy
@@ -142,6 +143,30 @@ class KnownSecrets:
         result: T = self._scrub(obj)
         return result
 
+    def scrub_files(self, records: Sequence[T]) -> list[T]:
+        """`scrub_all` of each file record (ContextFile, ReviewedFile), after one search
+        over all of them: a record no known value can touch is kept as it is, unsearched
+        (2,000 files: one search, not one a file)."""
+        if not self._chunks:
+            return list(records)
+        starts: list[int] = []
+        texts: list[str] = []
+        at = 0
+        for record in records:
+            text = _file_text(record)
+            starts.append(at)
+            texts.append(text)
+            at += len(text) + 1
+        joined = "\n".join(texts)
+        with self._lock:
+            chunks = list(self._chunks)
+        touched = [False] * len(records)
+        for c in chunks:
+            for s, e in _spans(c, joined):  # a value over a join marks both neighbours
+                for i in range(bisect_right(starts, s) - 1, bisect_left(starts, e)):
+                    touched[i] = True
+        return [self.scrub_all(r) if t else r for r, t in zip(records, touched, strict=True)]
+
     def _found(self, text: str) -> bool:
         with self._lock:
             chunks = list(self._chunks)
@@ -151,14 +176,7 @@ class KnownSecrets:
         """Whether a known value occurs in a file record (ContextFile, ReviewedFile): its
         strings and its excerpts' headers and line texts (the narrow ones' too), searched as
         one text."""
-        texts = [v for v in record if isinstance(v, str)]
-        excerpts = list(record.excerpts)
-        while excerpts:
-            ex = excerpts.pop()
-            texts.append(ex.header)
-            texts.extend(ln.text for ln in ex.lines)
-            excerpts.extend(getattr(ex, "narrow", ()))
-        return self._found("\n".join(texts))
+        return self._found(_file_text(record))
 
     def _scrub(self, obj: Any) -> Any:
         if isinstance(obj, str):
@@ -180,6 +198,19 @@ class KnownSecrets:
             return {self._scrub(k) if isinstance(k, str) else k: self._scrub(v)
                     for k, v in obj.items()}
         return obj
+
+
+def _file_text(record: Any) -> str:
+    """A file record's strings and its excerpts' headers and line texts (the narrow ones'
+    too), as one text."""
+    texts = [v for v in record if isinstance(v, str)]
+    excerpts = list(record.excerpts)
+    while excerpts:
+        ex = excerpts.pop()
+        texts.append(ex.header)
+        texts.extend(ln.text for ln in ex.lines)
+        excerpts.extend(getattr(ex, "narrow", ()))
+    return "\n".join(texts)
 
 
 def _size(chunk: _Chunk) -> int:

@@ -16,7 +16,8 @@ from review_agent.config.options import Options
 from review_agent.context.render import file_size, render_bundle
 from review_agent.context.staging import stage_review_context
 from review_agent.records import Change, ContextBundle, ContextFile, DiffLine
-from review_agent.secrets import KnownSecrets, planted_examples
+from review_agent.secrets import KnownSecrets
+from review_agent.secrets.examples import planted_examples
 from review_agent.vcs import git
 from tests.conftest import Repo
 from tests.unit.text.test_scopes import CASES as SCOPE_CASES

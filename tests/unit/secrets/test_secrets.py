@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from review_agent.secrets import hit_finding, mask, planted_examples, redact, scan_text
-from review_agent.secrets.examples import fill
+from review_agent.secrets import hit_finding, mask, redact, scan_text
+from review_agent.secrets.examples import fill, planted_examples
 from tests.conftest import Repo
 from tests.helpers import run_cli
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from review_agent.secrets import RULES, planted_examples, scan_text
-from review_agent.secrets.examples import REDACT_ONLY, fill
+from review_agent.secrets import RULES, scan_text
+from review_agent.secrets.examples import REDACT_ONLY, fill, planted_examples
 from review_agent.secrets.examples_long_tail import LONG_TAIL
 from review_agent.secrets.rule import compiled
 

@@ -111,3 +111,31 @@ def test_many_lines_with_names_are_read_in_linear_work() -> None:
         return lambda: (redact(text, "a.env"), None)[1]
 
     assert growth(make, 400) < LINEAR
+
+
+def test_scrub_files_is_scrub_all_of_each_record() -> None:
+    """One search over every file record, then `scrub_all` of those a value can touch: the
+    same records as scrubbing each alone, with a value in a path, in an excerpt's line, in
+    a narrow excerpt's header, on either side of where two records' texts meet, and in
+    none of them."""
+    from review_agent.records import ContextFile, DiffLine, Excerpt
+    from review_agent.secrets import KnownSecrets, SecretHit
+
+    value = "Zq7xK2pL9mW4vB8nR3tY"
+    known = KnownSecrets.of([SecretHit("generic-api-key", "key", "a.py", 1, 1, 0, 20, value,
+                                          "error", True, False, False)])
+
+    def record(path: str, line: str = "x = 1", header: str = "") -> ContextFile:
+        ex = Excerpt(header, (DiffLine("+", None, 1, line),),
+                     (Excerpt(header, (DiffLine(" ", 1, 1, "y"),)),))
+        return ContextFile(path, None, "M", "python", (ex,))
+
+    records = [record("clean.py"), record(f"dir/{value}.py"), record("b.py", f"k = '{value}'"),
+               record("c.py", header=f"def f({value}):"), record("end.py", value[:9]),
+               record(value[9:] + ".py"), record("last.py")]
+    each = [known.scrub_all(r) for r in records]
+    assert known.scrub_files(records) == each
+    assert [r is s for r, s in zip(records, known.scrub_files(records), strict=True)] == [
+        r is s for r, s in zip(records, each, strict=True)]
+    assert sum(value in repr(r) for r in each) == 0 < sum(value in repr(r) for r in records)
+    assert KnownSecrets().scrub_files(records) == records
