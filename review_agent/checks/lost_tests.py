@@ -430,8 +430,9 @@ def _file_name(path: str) -> str:
 def removes_tests(files: Sequence[FileChange]) -> bool:
     """Whether a change deletes a test file or a line that defines a test: only then can
     the commits it reverts matter (`undone_tests`)."""
-    return any(is_test_code(fc.path) and (fc.status == "D" or bool(
-        defs_of(fc, language_of(fc.path), "-"))) for fc in files)
+    # a file that removes no line (the hunks' count) defines no test it removes
+    return any((fc.status == "D" or fc.deleted > 0) and is_test_code(fc.path) and (
+        fc.status == "D" or bool(defs_of(fc, language_of(fc.path), "-"))) for fc in files)
 
 
 class Undone(NamedTuple):
