@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import NamedTuple
 
 from review_agent.checks.base import FileInfo
@@ -120,13 +121,18 @@ def _in_pool(inputs: Inputs, jobs: int) -> list[FileWork] | None:
     runs = _runs(files, jobs * RUNS_PER_WORKER)
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=_inherit, initargs=(inputs,))
+    done: list[FileWork] = []
     try:
-        sent = [s for run in pool.map(_analyse_run, runs) for s in run]
+        # each run made whole as it comes back, while the workers do the later ones
+        for (start, end), sent in zip(runs, pool.map(_analyse_run, runs), strict=True):
+            if len(sent) != end - start:  # not an answer about its run: done here instead
+                return None
+            done += map(_received, files[start:end], sent, repeat(inputs))
     except (BrokenProcessPool, OSError):
         return None
     finally:  # on Ctrl-C too: the runs not started are dropped, no worker outlives this
         pool.shutdown(wait=True, cancel_futures=True)
-    return [_received(fc, s, inputs) for fc, s in zip(files, sent, strict=True)]
+    return done
 
 
 def _runs(files: Sequence[FileChange], n: int) -> list[tuple[int, int]]:
