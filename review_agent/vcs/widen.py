@@ -24,7 +24,6 @@ CONTEXT = 3  # git's default, and the review's (DIFF_OPTIONS)
 BLOB_LIMIT = 2 * 1024 * 1024
 
 _new_line = tuple.__new__  # DiffLine(...) without its Python-level __new__
-_HUNKS = FileChange._fields.index("hunks")
 
 
 def can_have_context(fc: FileChange) -> bool:
@@ -78,8 +77,7 @@ def widen(fc: FileChange, blob: bytes | None, context: int = CONTEXT) -> FileCha
         old_len, new_len = old_no - 1 - old_first, new_no - 1 - new_first
         hunks.append(Hunk(old_first + 1 if old_len else old_first, old_len,
                           new_first + 1 if new_len else new_first, new_len, tuple(out)))
-    # fc._replace(hunks=...) without its Python-level rebuild
-    return tuple.__new__(FileChange, (*fc[:_HUNKS], tuple(hunks), *fc[_HUNKS + 1:]))
+    return fc._replace(hunks=tuple(hunks))
 
 
 class _Cursor:
