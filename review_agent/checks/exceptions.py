@@ -6,6 +6,7 @@ import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule
 from review_agent.checks.handlers import new_side
+from review_agent.text.lazy_re import lazy
 from review_agent.text.paths import JS_FAMILY
 
 BARE_EXCEPT = Rule("bare-except", "warning",
@@ -20,13 +21,13 @@ SILENCED_NOTED = Rule("silenced-exception", "info",
                       "sure it does not matter")
 RULES = (BARE_EXCEPT, SILENCED)
 
-_BARE = re.compile(r"^\s*except\s*:")
-_BROAD = re.compile(r"^\s*except\s*\(?\s*(BaseException|Exception)\s*,?\s*\)?\s*"
+_BARE = lazy(r"^\s*except\s*:")
+_BROAD = lazy(r"^\s*except\s*\(?\s*(BaseException|Exception)\s*,?\s*\)?\s*"
                     r"(as\s+\w+\s*)?:\s*(?P<body>.*?)\s*$")
 _EMPTY_BODY = ("pass", "...")
 
 
-_RERAISE = re.compile(r"^\s*raise\s*(#.*)?$")
+_RERAISE = lazy(r"^\s*raise\s*(#.*)?$")
 
 
 def _reraises(line: Line) -> bool:
@@ -63,8 +64,8 @@ def _silenced(info: FileInfo, line: Line) -> str | None:
     return None if _failure_handled_after(info, line) else ""
 
 
-_EXIT = re.compile(r"(return|raise|break|continue)\b")
-_CLAUSE = re.compile(r"(except\b|else\s*:|finally\s*:)")
+_EXIT = lazy(r"(return|raise|break|continue)\b")
+_CLAUSE = lazy(r"(except\b|else\s*:|finally\s*:)")
 TRY_REACH = 60  # lines looked at above and below an `except` for the rest of its `try`
 
 
@@ -143,13 +144,13 @@ def _leaves(block: list[tuple[int, str]]) -> bool:
     return False
 
 
-_JS_EMPTY_CATCH = re.compile(r"\bcatch\s*(\(\s*[\w$]*\s*\))?\s*\{\s*\}")
-_JS_NOOP_CATCH = re.compile(r"\.catch\(\s*(\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(\{\s*\}|null|undefined)"
+_JS_EMPTY_CATCH = lazy(r"\bcatch\s*(\(\s*[\w$]*\s*\))?\s*\{\s*\}")
+_JS_NOOP_CATCH = lazy(r"\.catch\(\s*(\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(\{\s*\}|null|undefined)"
                             r"\s*\)")
-_WORDS = re.compile(r"[A-Za-z]{3,}")
-_COMMENT_ONLY = re.compile(r"^\s*(//|/\*|\*)")
+_WORDS = lazy(r"[A-Za-z]{3,}")
+_COMMENT_ONLY = lazy(r"^\s*(//|/\*|\*)")
 # the one statement of a try block that probes: `x = new URL(s)`, `return new TextDecoder(c)`
-_PROBE = re.compile(r"^\s*(return\b|(const|let|var)\s|[\w$.#\[\]]+\s*=[^=>])")
+_PROBE = lazy(r"^\s*(return\b|(const|let|var)\s|[\w$.#\[\]]+\s*=[^=>])")
 
 
 def _explained(line: Line) -> bool:
@@ -170,10 +171,10 @@ def _probe(info: FileInfo, line: Line) -> bool:
 
 
 # a statement that uses the value it computes: returned, thrown, declared, assigned
-_USES_VALUE = re.compile(r"(?:return|yield|throw|export|const|let|var|case)\b"
+_USES_VALUE = lazy(r"(?:return|yield|throw|export|const|let|var|case)\b"
                          r"|[\w$.#\[\]]+\s*(?:[-+*/%&|^]|\?\?|&&|\|\|)?=(?![=>])")
 # a line that leaves its expression open: the next line is part of it
-_OPEN_END = re.compile(r"(?:[=(,\[?:+\-*/%&|^]|=>|\breturn|\bawait|\byield)\s*$")
+_OPEN_END = lazy(r"(?:[=(,\[?:+\-*/%&|^]|=>|\breturn|\bawait|\byield)\s*$")
 STATEMENT_REACH = 12  # lines looked back for the start of a wrapped statement
 
 

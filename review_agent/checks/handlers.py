@@ -10,20 +10,21 @@ from collections.abc import Sequence
 from review_agent.checks.base import FileInfo, Line
 from review_agent.checks.lexer_states import code_view, start_states
 from review_agent.checks.new_lines import NewLines
+from review_agent.text.lazy_re import lazy
 from review_agent.text.lexer import Syntax, syntax_for
 
 REACH = 80  # new-side lines looked back for the block a line sits in
 
 # `} catch (err) {`, `catch {`: what comes before the `{` of a catch block
-_CATCH_BLOCK = re.compile(r"\bcatch\s*(?:\(\s*(?P<name>[\w$]*)[^()]*\))?\s*$")
+_CATCH_BLOCK = lazy(r"\bcatch\s*(?:\(\s*(?P<name>[\w$]*)[^()]*\))?\s*$")
 # `.catch((err) => {`, `.catch(async function (err) {`: a rejection handler's body
-_CATCH_CALLBACK = re.compile(
+_CATCH_CALLBACK = lazy(
     r"\.catch\s*\(\s*(?:async\s+)?(?:\(\s*(?P<a>[\w$]*)[^()]*\)\s*=>|(?P<b>[\w$]+)\s*=>"
     r"|function\s*[\w$]*\s*\(\s*(?P<c>[\w$]*)[^()]*\))\s*$")
-_CATCH_CALL = re.compile(r"\.catch\s*$")  # `.catch(err => log(err))`: inside its argument
+_CATCH_CALL = lazy(r"\.catch\s*$")  # `.catch(err => log(err))`: inside its argument
 # Go: `if err != nil {`, `if err := f(); err != nil {`, `} else if e != nil {`
-_GO_ERR_CHECK = re.compile(r"\bif\b.*?\b(?P<name>\w*(?:err|Err)\w*)\s*!=\s*nil\b[^{}]*$")
-_PY_EXCEPT = re.compile(r"except\b[^:]*?(?:\bas\s+(?P<name>\w+))?\s*:$")
+_GO_ERR_CHECK = lazy(r"\bif\b.*?\b(?P<name>\w*(?:err|Err)\w*)\s*!=\s*nil\b[^{}]*$")
+_PY_EXCEPT = lazy(r"except\b[^:]*?(?:\bas\s+(?P<name>\w+))?\s*:$")
 
 
 def new_side(info: FileInfo, no: int, lo: int, hi: int) -> list[tuple[int, str]]:
@@ -99,7 +100,7 @@ def _js_caught(info: FileInfo, line: Line, at: int) -> str | None:
     return None
 
 
-_IF_OPEN = re.compile(r"\bif\s*\((?P<cond>.*)\)\s*$")
+_IF_OPEN = lazy(r"\bif\s*\((?P<cond>.*)\)\s*$")
 
 
 def js_conditions(info: FileInfo, line: Line, at: int) -> list[str]:
@@ -160,7 +161,7 @@ def caught(info: FileInfo, line: Line, at: int = 0) -> str | None:
 
 
 # a value that is an error by its name: `err`, `error`, `exc`, `parseError`, `e.message`
-_ERROR_NAME = re.compile(r"(?:err|error|errors|exc|exception|reason|\w*(?:Error|Err|Exception))$")
+_ERROR_NAME = lazy(r"(?:err|error|errors|exc|exception|reason|\w*(?:Error|Err|Exception))$")
 
 
 def names_error(args: str, bound: str = "") -> bool:

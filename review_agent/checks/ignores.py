@@ -27,13 +27,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from review_agent.records import Finding
+from review_agent.text.lazy_re import lazy
 
 _COMMENT = r"(?:#|//|/\*|--|<!--|;|%)"
-_PRAGMA = re.compile(r"\breview-agent\s*:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
-_COMMENT_TOKEN = re.compile(_COMMENT)
-_NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[\w./-]+(?:\s*,\s*[\w./-]+)*)", re.IGNORECASE)
-_NOSEC = re.compile(r"(?:#|//)\s*#?\s*nosec\b(?P<codes>(?:[\s,:]+[\w-]+)*)", re.IGNORECASE)
-_COMMENT_ONLY = re.compile(r"^\s*" + _COMMENT)
+_PRAGMA = lazy(r"\breview-agent\s*:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
+_COMMENT_TOKEN = lazy(_COMMENT)
+_NOQA = lazy(r"#\s*noqa\s*:\s*(?P<codes>[\w./-]+(?:\s*,\s*[\w./-]+)*)", re.IGNORECASE)
+_NOSEC = lazy(r"(?:#|//)\s*#?\s*nosec\b(?P<codes>(?:[\s,:]+[\w-]+)*)", re.IGNORECASE)
+_COMMENT_ONLY = lazy(r"^\s*" + _COMMENT)
 SECURITY = frozenset({"eval-exec", "shell-true", "os-system", "pickle-load", "yaml-load",
                       "tls-verify-off", "sql-injection"})
 # bandit's ids of the checks our security rules share
@@ -62,11 +63,11 @@ PYLINT_NAMES = {"bare-except": "bare-except", "eval-used": "eval-exec",
                 "broad-except": "silenced-exception"}
 # ESLint's core rules of the same checks
 ESLINT_RULES = {"no-console": "console-log", "no-debugger": "debugger"}
-_PYLINT = re.compile(r"#\s*pylint\s*:\s*disable(?:-next)?\s*=\s*"
+_PYLINT = lazy(r"#\s*pylint\s*:\s*disable(?:-next)?\s*=\s*"
                      r"(?P<codes>[\w-]+(?:\s*,\s*[\w-]+)*)", re.IGNORECASE)
-_ESLINT_LINE = re.compile(r"eslint-disable-(?P<next>next-)?line\b(?P<codes>[^*\n]*)")
+_ESLINT_LINE = lazy(r"eslint-disable-(?P<next>next-)?line\b(?P<codes>[^*\n]*)")
 # `/* eslint-disable no-console */` ... `/* eslint-enable */`: a region, not one line
-_ESLINT_BLOCK = re.compile(r"/\*\s*eslint-(?P<what>disable|enable)(?![\w-])(?P<codes>[^*]*)\*/")
+_ESLINT_BLOCK = lazy(r"/\*\s*eslint-(?P<what>disable|enable)(?![\w-])(?P<codes>[^*]*)\*/")
 EVERY = "*"
 SELF_EXEMPTION = "self-exemption"
 

@@ -8,29 +8,29 @@ package the lock did not pin before, which no manifest change declares.
 from __future__ import annotations
 
 import posixpath
-import re
 
 from review_agent.records import FileChange
+from review_agent.text.lazy_re import LazyPattern, lazy
 
 # lock file name -> the line that names a package entry (group 1: the name)
-_PACKAGE_LINE: dict[str, re.Pattern[str]] = {
+_PACKAGE_LINE: dict[str, LazyPattern] = {
     **dict.fromkeys(("uv.lock", "poetry.lock", "pdm.lock", "Cargo.lock"),
-                    re.compile(r'^name\s*=\s*"([^"]+)"')),
+                    lazy(r'^name\s*=\s*"([^"]+)"')),
     **dict.fromkeys(("package-lock.json", "npm-shrinkwrap.json"),
-                    re.compile(r'^\s*"((?:[^"]*/)?node_modules/[^"]+)"\s*:\s*\{')),
-    "yarn.lock": re.compile(r'^"?((?:@[^@\s"/]+/)?[^@\s",]+)@'),
-    "pnpm-lock.yaml": re.compile(r"^\s{2}'?/?((?:@[^@/\s]+/)?[^@/\s:']+)@"),
-    "go.sum": re.compile(r"^(\S+)\s+v\d"),
-    "Gemfile.lock": re.compile(r"^\s{4}([\w.-]+) \("),
-    "composer.lock": re.compile(r'^\s*"name":\s*"([^"]+)"'),
-    "Pipfile.lock": re.compile(r'^\s{8}"([^"]+)":\s*\{'),
-    "mix.lock": re.compile(r'^\s*"([\w-]+)":\s*\{:'),
-    "pubspec.lock": re.compile(r"^\s{2}([\w-]+):\s*$"),
+                    lazy(r'^\s*"((?:[^"]*/)?node_modules/[^"]+)"\s*:\s*\{')),
+    "yarn.lock": lazy(r'^"?((?:@[^@\s"/]+/)?[^@\s",]+)@'),
+    "pnpm-lock.yaml": lazy(r"^\s{2}'?/?((?:@[^@/\s]+/)?[^@/\s:']+)@"),
+    "go.sum": lazy(r"^(\S+)\s+v\d"),
+    "Gemfile.lock": lazy(r"^\s{4}([\w.-]+) \("),
+    "composer.lock": lazy(r'^\s*"name":\s*"([^"]+)"'),
+    "Pipfile.lock": lazy(r'^\s{8}"([^"]+)":\s*\{'),
+    "mix.lock": lazy(r'^\s*"([\w-]+)":\s*\{:'),
+    "pubspec.lock": lazy(r"^\s{2}([\w-]+):\s*$"),
 }
 
 
 # a pinned version or hash of an existing entry: the lines an upgrade replaces
-_PIN_LINE = re.compile(r'^\s*"?version"?\s*[:=]|\bh1:|\bsha(1|256|384|512)[-:]|"integrity"'
+_PIN_LINE = lazy(r'^\s*"?version"?\s*[:=]|\bh1:|\bsha(1|256|384|512)[-:]|"integrity"'
                        r"|\bchecksum\b|^\s{4}[\w.-]+ \(\d|^\s*resolution:")
 
 

@@ -25,14 +25,15 @@ from typing import NamedTuple
 from review_agent.checks.base import FileInfo
 from review_agent.checks.test_names import JS_MODIFIERS, MAX_LINE, tests_in
 from review_agent.records import Change, FileChange
+from review_agent.text.lazy_re import lazy
 from review_agent.text.paths import is_test_code, language_of, tested_stem
 
 # a test that runs many cases: adding a case to it can replace several single tests
-_PARAMETRIZED = re.compile(r"parametrize|\.each\b|\bt\.Run\(|\bsubTest\("
+_PARAMETRIZED = lazy(r"parametrize|\.each\b|\bt\.Run\(|\bsubTest\("
                            r"|@pytest\.fixture\([^)]*params|\bcases\b|\btests\s*:?=\s*\[\]struct|\btestCases\b|\btable\b")
 PARAMETRIZED_REACH = 40  # new-side lines above a hunk that may hold the decorator or table
 # definitions in source files: when one is gone, the tests that named it retire with it
-_DEFINITION = re.compile(
+_DEFINITION = lazy(
     r"^\s*(?:export\s+)?(?:async\s+)?(?:def|class|function\*?|fn|func(?:\s*\([^)]*\))?)\s+(\w+)"
     r"|^\s*(?:export\s+)?(?:const|let|var)\s+(\w+)\s*="
     r"|^\s*(?:static\s+|async\s+|get\s+|set\s+)*#?(\w+)\s*\([^)]*\)\s*\{"
@@ -95,10 +96,10 @@ def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{5,}")  # 6+ (`ENOENT`, `pathsend`): a feature
+_IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z0-9_]{5,}")  # 6+ (`ENOENT`, `pathsend`): a feature
 # an accessor names a property: `setRelativeRedirects(` sets what a test reads back as
 # `relativeRedirects` (`extracting("relativeRedirects")`, `filter.relativeRedirects`)
-_ACCESSOR = re.compile(r"(?:get|set|is|has)(?:([A-Z])(\w+)|_([a-z]\w+))")
+_ACCESSOR = lazy(r"(?:get|set|is|has)(?:([A-Z])(\w+)|_([a-z]\w+))")
 
 
 def _identifiers(text: str) -> set[str]:
@@ -222,7 +223,7 @@ _PHRASING = frozenset({"test", "tests", "should", "must", "when", "then", "given
 REWORDED = 0.7  # of the words either name holds, this share in both: one test, reworded
 MIN_SHARED_WORDS = 3  # fewer shared words (`handles errors`) name no one test
 REWORDED_BODY = 0.6  # and this much of the two bodies' token sequences alike
-_BODY_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\"[^\"]*\"|'[^']*'|\S")
+_BODY_TOKEN = lazy(r"[A-Za-z_$][\w$]*|\d+|\"[^\"]*\"|'[^']*'|\S")
 
 
 def _name_words(name: str) -> set[str]:
@@ -286,9 +287,9 @@ def _moved_body(t: TestDef, added: Counter[str]) -> bool:
 
 # a name in a test's title that is code: camelCase, snake_case or dotted, long enough to
 # be specific (`throwHttpErrors`, `parse_rows`, `ctx.throw`)
-_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z$]*[a-z][A-Z][\w$]*"
+_CODE_NAME = lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z$]*[a-z][A-Z][\w$]*"
                         r"|[A-Za-z$][A-Za-z0-9$]*_[\w$]*[A-Za-z0-9$]")
-_TEST_PREFIX = re.compile(r"^(?:test_?|Test_?|Example_?|Fuzz_?)")
+_TEST_PREFIX = lazy(r"^(?:test_?|Test_?|Example_?|Fuzz_?)")
 MIN_CODE_NAME = 6
 
 
@@ -301,7 +302,7 @@ def _subject_names(t: TestDef) -> set[str]:
     return {m.group() for m in _CODE_NAME.finditer(t.name) if len(m.group()) >= MIN_CODE_NAME}
 
 
-_WORD_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_WORD_TOKEN = lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 
 
 def _added_test_tokens(tests: Sequence[FileInfo]) -> set[str]:
@@ -326,7 +327,7 @@ def _subject_retested(t: TestDef, added: set[str]) -> bool:
     return bool(names) and names <= added
 
 
-_SUITE_DEF = re.compile(r"^\s*;?\s*(?:describe|context|suite)" + JS_MODIFIERS
+_SUITE_DEF = lazy(r"^\s*;?\s*(?:describe|context|suite)" + JS_MODIFIERS
                         + r"\s*\(\s*(?P<q>['\"`])(?P<title>.+?)(?P=q)")
 
 
@@ -337,7 +338,7 @@ def _suite_titles(tests: Sequence[FileInfo]) -> list[str]:
             and (m := _SUITE_DEF.match(ln.text)) is not None]
 
 
-_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_NAME_WORD = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 SPECIFIC_WORDS = 3  # words in a test's name that make it one test, not a common one
 
 

@@ -7,20 +7,21 @@ move (between functions or modules), gain or lose type annotations, or drop a
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
-_TYPING_LINE = re.compile(
+from review_agent.text.lazy_re import lazy
+
+_TYPING_LINE = lazy(
     r"^\s*(from\s+(typing|typing_extensions|collections\.abc|__future__)\s+import\b"
     r"|import\s+typing\b|if\s+(\w+\.)?TYPE_CHECKING\s*:|@(\w+\.)?overload\b"
     # an overload's stub (`def f(x: int) -> int: ...`), a type alias
     r"|.*\)\s*(->\s*.+)?:\s*\.\.\.\s*$|[\w.]+\s*:\s*(\w+\.)?TypeAlias\b)")
-_RETURN_ANNOTATION = re.compile(r"\)\s*->\s*[^:]+:\s*$")
-_VARIABLE_ANNOTATION = re.compile(r"^(\s*[\w.]+)\s*:\s*(?!=)[^=]+?(\s*=.*|,)?$")
-_BLOCK = re.compile(r"^\s*(if|elif|else|for|while|with|try|except|finally|def|class|async"
+_RETURN_ANNOTATION = lazy(r"\)\s*->\s*[^:]+:\s*$")
+_VARIABLE_ANNOTATION = lazy(r"^(\s*[\w.]+)\s*:\s*(?!=)[^=]+?(\s*=.*|,)?$")
+_BLOCK = lazy(r"^\s*(if|elif|else|for|while|with|try|except|finally|def|class|async"
                     r"|match|case|lambda|return|yield)\b")
-_DEF = re.compile(r"^(\s*(?:async\s+)?def\s+\w+\s*(?:\[[^\]]*\])?\()")
+_DEF = lazy(r"^(\s*(?:async\s+)?def\s+\w+\s*(?:\[[^\]]*\])?\()")
 
 
 def _strip_parameters(text: str, start: int) -> str:

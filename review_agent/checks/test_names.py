@@ -15,16 +15,18 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from review_agent.text.lazy_re import LazyPattern, lazy
+
 MAX_LINE = 2000  # longer lines are data or minified code, never a test's definition
 
 
 class Forms(NamedTuple):
-    line: re.Pattern[str]  # a line that defines a test; its name is group "name"
-    marker: re.Pattern[str] | None = None  # makes the next definition a test
-    definition: re.Pattern[str] | None = None  # a function definition, named "name"
+    line: LazyPattern  # a line that defines a test; its name is group "name"
+    marker: LazyPattern | None = None  # makes the next definition a test
+    definition: LazyPattern | None = None  # a function definition, named "name"
     # a test call whose title is computed (`it(level, ...)`, often in a loop): a test with
     # no name to pair it by, so it is only counted
-    computed: re.Pattern[str] | None = None
+    computed: LazyPattern | None = None
 
 
 # JS/TS runner modifiers: `it.skip('x'`, `test.each([...])('x'`, `it.skipIf(cond)('x'`
@@ -36,87 +38,87 @@ _COMPUTED = r"\s*\(\s*(?![\s'\"`])[^,;'\"`]*?[\w)\]]\s*,"
 _JS_CALL = (r"^\s*;?\s*(?:(?:it|test)" + JS_MODIFIERS
             # `(cond ? it.skip : it)('x'`: a test skipped on some platforms
             + r"|\(.*\?\s*(?:it|test)[\w.]*\s*:\s*(?:it|test)[\w.]*\s*\))")
-_JS = Forms(re.compile(_JS_CALL + _TITLE), computed=re.compile(_JS_CALL + _COMPUTED))
-_PYTHON = Forms(re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>test\w*)\s*\("))
+_JS = Forms(lazy(_JS_CALL + _TITLE), computed=lazy(_JS_CALL + _COMPUTED))
+_PYTHON = Forms(lazy(r"^\s*(?:async\s+)?def\s+(?P<name>test\w*)\s*\("))
 # Go runs Example functions (their `// Output:` is checked) and fuzz targets too
-_GO = Forms(re.compile(r"^func\s+(?P<name>(?:Test|Example|Fuzz)\w*)\s*\("))
+_GO = Forms(lazy(r"^func\s+(?P<name>(?:Test|Example|Fuzz)\w*)\s*\("))
 # Minitest `def test_x`, RSpec `it "x" do` / `specify`, ActiveSupport `test "x" do`
-_RUBY = Forms(re.compile(
+_RUBY = Forms(lazy(
     r"^\s*def\s+(?P<dname>test_\w+[?!]?)"
     r"|^\s*(?:it|specify|example|scenario|test|should)\s*\(?\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"))
 _RUST = Forms(
-    re.compile(r"(?!)"),
-    re.compile(r"^\s*#\[(?:[\w:]+::)?(?:test|rstest|test_case|quickcheck|wasm_bindgen_test)\b"),
-    re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const)\s+)*fn\s+(?P<name>\w+)"))
+    lazy(r"(?!)"),
+    lazy(r"^\s*#\[(?:[\w:]+::)?(?:test|rstest|test_case|quickcheck|wasm_bindgen_test)\b"),
+    lazy(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const)\s+)*fn\s+(?P<name>\w+)"))
 _ARGS = r"(?:\s*\([^)]*\))?"  # a marker's arguments: `@Test(timeout = 5)`, `@Test("title")`
-_JUNIT_MARK = re.compile(r"^\s*@(?:[\w.]+\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory"
+_JUNIT_MARK = lazy(r"^\s*@(?:[\w.]+\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory"
                          r"|TestTemplate|Property|Example)\b" + _ARGS)
 _JAVA_MODS = r"(?:(?:public|protected|private|static|final|synchronized|default)\s+)*"
 _JAVA = Forms(
     # JUnit 3: `public void testX()`
-    re.compile(r"^\s*" + _JAVA_MODS + r"void\s+(?P<name>test\w*)\s*\("),
+    lazy(r"^\s*" + _JAVA_MODS + r"void\s+(?P<name>test\w*)\s*\("),
     _JUNIT_MARK,
-    re.compile(r"^\s*" + _JAVA_MODS + r"(?:<[^>]*>\s*)?[\w.<>\[\]?, ]*?\s(?P<name>\w+)\s*\("))
+    lazy(r"^\s*" + _JAVA_MODS + r"(?:<[^>]*>\s*)?[\w.<>\[\]?, ]*?\s(?P<name>\w+)\s*\("))
 _KOTLIN_FUN = (r"^\s*(?:(?:public|internal|private|protected|override|suspend|open)\s+)*fun\s+"
                r"(?:<[^>]*>\s*)?(?:`(?P<name>[^`]+)`|(?P<fname>\w+))\s*\(")
 _KOTLIN = Forms(
     # Kotest and kotlin.test spec styles: `test("x")`, `should("x")`, `"x" { ... }`
-    re.compile(r"^\s*(?:test|should|it|scenario|expect)\s*\(\s*\"(?P<tname>[^\"]+)\""
+    lazy(r"^\s*(?:test|should|it|scenario|expect)\s*\(\s*\"(?P<tname>[^\"]+)\""
                r"|^\s*\"(?P<sname>[^\"]+)\"\s*\{"),
-    _JUNIT_MARK, re.compile(_KOTLIN_FUN))
+    _JUNIT_MARK, lazy(_KOTLIN_FUN))
 # ScalaTest FunSuite `test("x")`, FunSpec `it("x")`, FlatSpec `it should "x" in`, `"x" in {`
 _SCALA = Forms(
-    re.compile(r"^\s*(?:test|it|ignore)\s*\(\s*\"(?P<name>[^\"]+)\""
+    lazy(r"^\s*(?:test|it|ignore)\s*\(\s*\"(?P<name>[^\"]+)\""
                r"|^\s*(?:it|they)\s+(?:should|must|can)\s+\"(?P<sname>[^\"]+)\"\s+in\b"
                r"|^\s*\"(?P<iname>[^\"]+)\"\s+in\s*\{"),
     _JUNIT_MARK,
-    re.compile(r"^\s*(?:(?:override|private|protected|final)\s+)*def\s+(?P<name>\w+)"))
+    lazy(r"^\s*(?:(?:override|private|protected|final)\s+)*def\s+(?P<name>\w+)"))
 # Spock `def "x"() {`, JUnit in Groovy
 _GROOVY = Forms(
-    re.compile(r"^\s*def\s+(?P<q>['\"])(?P<name>.+?)(?P=q)\s*\(\s*\)"
+    lazy(r"^\s*def\s+(?P<q>['\"])(?P<name>.+?)(?P=q)\s*\(\s*\)"
                r"|^\s*(?:public\s+)?void\s+(?P<vname>test\w*)\s*\("),
     _JUNIT_MARK,
-    re.compile(r"^\s*(?:(?:public|protected|private|static|final)\s+)*(?:def|void|[\w<>\[\]]+)\s+"
+    lazy(r"^\s*(?:(?:public|protected|private|static|final)\s+)*(?:def|void|[\w<>\[\]]+)\s+"
                r"(?P<name>\w+)\s*\("))
 # XCTest `func testX()`; Swift Testing `@Test func x()`, `@Test("title") func x()`
 _SWIFT_FUNC = (r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|internal|fileprivate|open"
                r"|override|final|static|class|nonisolated)\s+)*func\s+(?P<name>\w+)")
 _SWIFT = Forms(
-    re.compile(r"^\s*(?:(?:public|private|internal|override|final|@MainActor)\s+)*"
+    lazy(r"^\s*(?:(?:public|private|internal|override|final|@MainActor)\s+)*"
                r"func\s+(?P<name>test\w*)\s*\("),
-    re.compile(r"^\s*@Test\b" + _ARGS), re.compile(_SWIFT_FUNC))
+    lazy(r"^\s*@Test\b" + _ARGS), lazy(_SWIFT_FUNC))
 _DART_CALL = r"^\s*(?:test|testWidgets|testGoldens|blocTest(?:<[^>]*>)?|patrolTest)"
-_DART = Forms(re.compile(_DART_CALL + r"\s*\(\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"),
-              computed=re.compile(_DART_CALL + _COMPUTED))
+_DART = Forms(lazy(_DART_CALL + r"\s*\(\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"),
+              computed=lazy(_DART_CALL + _COMPUTED))
 _CSHARP = Forms(
-    re.compile(r"(?!)"),
-    re.compile(r"^\s*\[\s*(?:[\w.]+\.)?(?:Test|Fact|Theory|TestMethod|DataTestMethod|TestCase"
+    lazy(r"(?!)"),
+    lazy(r"^\s*\[\s*(?:[\w.]+\.)?(?:Test|Fact|Theory|TestMethod|DataTestMethod|TestCase"
                r"|TestCaseSource|Property)(?:Attribute)?\b"),
-    re.compile(r"^\s*(?:(?:public|private|protected|internal|static|async|virtual|override"
+    lazy(r"^\s*(?:(?:public|private|protected|internal|static|async|virtual|override"
                r"|sealed|unsafe)\s+)*[\w.<>\[\],?]+\s+(?P<name>\w+)\s*[(<]"))
 # GoogleTest `TEST(Suite, Name)`, Catch2/doctest `TEST_CASE("x")`, Boost, Unity/cmocka
-_C = Forms(re.compile(
+_C = Forms(lazy(
     r"^\s*(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*"
     r"(?P<cname>\w+)\s*\)"
     r"|^\s*(?:TEST_CASE|SCENARIO|TEST_CASE_METHOD\s*\([^,]*,)\s*\(?\s*\"(?P<name>[^\"]+)\""
     r"|^\s*(?:BOOST_AUTO_TEST_CASE|BOOST_FIXTURE_TEST_CASE|START_TEST)\s*\(\s*(?P<bname>\w+)"
     r"|^\s*(?:static\s+)?void\s+(?P<vname>test_?\w*)\s*\("))
-_OBJC = Forms(re.compile(r"^\s*-\s*\(\s*void\s*\)\s*(?P<name>test\w*)"))
+_OBJC = Forms(lazy(r"^\s*-\s*\(\s*void\s*\)\s*(?P<name>test\w*)"))
 _PHP_FUNCTION = r"^\s*(?:(?:public|protected|private|static|final|abstract)\s+)*function\s+"
 _PHP = Forms(
     # PHPUnit `public function testX(`; Pest `test('x', ...)`, `it('x', ...)`
-    re.compile(_PHP_FUNCTION + r"(?P<fname>test\w*)\s*\("
+    lazy(_PHP_FUNCTION + r"(?P<fname>test\w*)\s*\("
                r"|^\s*(?:test|it)\s*\(\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"),
     # `#[Test]` (also fully qualified), `/** @test */` or ` * @test` in a docblock
-    re.compile(r"^\s*#\[\s*(?:\\?[\w\\]+\\)?Test\b|^\s*(?:/\*\*|\*)?\s*@test\b"),
-    re.compile(_PHP_FUNCTION + r"(?P<name>\w+)\s*\("))
+    lazy(r"^\s*#\[\s*(?:\\?[\w\\]+\\)?Test\b|^\s*(?:/\*\*|\*)?\s*@test\b"),
+    lazy(_PHP_FUNCTION + r"(?P<name>\w+)\s*\("))
 # Test::More `subtest 'x' => sub {`, Test::Class `sub x : Test {`
-_PERL = Forms(re.compile(r"^\s*subtest\s*\(?\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"
+_PERL = Forms(lazy(r"^\s*subtest\s*\(?\s*(?P<q>['\"])(?P<name>.+?)(?P=q)"
                          r"|^\s*sub\s+(?P<sname>\w+)\s*:\s*Tests?\b"))
 # busted `it("x", function()`, `test("x"`
 _LUA_CALL = r"^\s*(?:it|test|spec)"
-_LUA = Forms(re.compile(_LUA_CALL + _TITLE), computed=re.compile(_LUA_CALL + _COMPUTED))
-_ELIXIR = Forms(re.compile(r"^\s*(?:test|property)\s+(?P<q>['\"])(?P<name>.+?)(?P=q)"))
+_LUA = Forms(lazy(_LUA_CALL + _TITLE), computed=lazy(_LUA_CALL + _COMPUTED))
+_ELIXIR = Forms(lazy(r"^\s*(?:test|property)\s+(?P<q>['\"])(?P<name>.+?)(?P=q)"))
 
 FORMS: dict[str, Forms] = {
     "python": _PYTHON, "javascript": _JS, "typescript": _JS, "vue": _JS, "svelte": _JS,
@@ -128,7 +130,7 @@ FORMS: dict[str, Forms] = {
 PARSED = frozenset(FORMS)  # the languages whose tests are read one by one
 
 # lines a marker reaches past on its way to the function it marks
-_BETWEEN = re.compile(r"^\s*(?:$|@|#\[|\[|//|/\*|\*|#(?!\[))")
+_BETWEEN = lazy(r"^\s*(?:$|@|#\[|\[|//|/\*|\*|#(?!\[))")
 MARKER_REACH = 12  # lines; a marker further from a definition marks nothing
 
 

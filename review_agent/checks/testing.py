@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from review_agent.checks.base import FileInfo, Line, LineCheck, LineFn, Rule
 from review_agent.checks.suppressions import reason_above
+from review_agent.text.lazy_re import lazy
 from review_agent.text.paths import JS_FAMILY
 
 FOCUSED = Rule("focused-test", "error",
@@ -21,8 +20,8 @@ SKIPPED_NOTED = Rule("skipped-test", "info",
                      "re-enabled; make sure it is tracked")
 RULES = (FOCUSED, SKIPPED)
 
-_JS_ONLY = re.compile(r"(?<![\w$.])(it|describe|test|context|suite)\s*\.\s*only\s*\(")
-_JS_FOCUS = re.compile(r"(?<![\w$.])(fit|fdescribe|fcontext)\s*\(")
+_JS_ONLY = lazy(r"(?<![\w$.])(it|describe|test|context|suite)\s*\.\s*only\s*\(")
+_JS_FOCUS = lazy(r"(?<![\w$.])(fit|fdescribe|fcontext)\s*\(")
 
 
 def _focused(info: FileInfo, line: Line) -> str | None:
@@ -32,16 +31,16 @@ def _focused(info: FileInfo, line: Line) -> str | None:
     return "" if info.is_test and _JS_FOCUS.search(line.code) else None
 
 
-_PY_SKIP = re.compile(r"^\s*@\s*(pytest\s*\.\s*mark\s*\.\s*skip|unittest\s*\.\s*skip)\b"
+_PY_SKIP = lazy(r"^\s*@\s*(pytest\s*\.\s*mark\s*\.\s*skip|unittest\s*\.\s*skip)\b"
                       r"(?!If|Unless|if|unless)")
-_JS_SKIP = re.compile(r"(?<![\w$.])((it|describe|test|context|suite)\s*\.\s*skip"
+_JS_SKIP = lazy(r"(?<![\w$.])((it|describe|test|context|suite)\s*\.\s*skip"
                       r"|xit|xdescribe|xtest|xcontext)\s*\(")
 
 # the reason a skip gives: `reason="..."`, or the first argument when it is a string
 # (`@unittest.skip("not on Windows")`, `@pytest.mark.skip("flaky")`)
-_PY_REASON = re.compile(r"^\s*\(\s*(?:reason\s*=\s*)?[rbuf]*(?P<q>['\"])(?P<why>.*?)(?P=q)"
+_PY_REASON = lazy(r"^\s*\(\s*(?:reason\s*=\s*)?[rbuf]*(?P<q>['\"])(?P<why>.*?)(?P=q)"
                         r"|\breason\s*=\s*[rbuf]*(?P<q2>['\"])(?P<why2>.*?)(?P=q2)")
-_WORDS = re.compile(r"[A-Za-z]{3,}")
+_WORDS = lazy(r"[A-Za-z]{3,}")
 REASON_CHARS = 60  # of a reason, shown in the message
 
 
@@ -52,8 +51,8 @@ def _skip_message(reason: str) -> str:
 
 
 # an issue a comment points at: a URL, `#123`, `GH-123`, a tracker key (`PROJ-42`)
-_ISSUE = re.compile(r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
-_COMMENT_LINE = re.compile(r"^\s*(#|//|/\*|\*)")
+_ISSUE = lazy(r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
+_COMMENT_LINE = lazy(r"^\s*(#|//|/\*|\*)")
 
 
 def _says_why(comment: str) -> bool:

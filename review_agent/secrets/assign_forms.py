@@ -15,6 +15,7 @@ from review_agent.secrets import names
 from review_agent.secrets.filters import NON_SECRET_WORDS, random_besides_markers
 from review_agent.secrets.plausible import TEMPLATE, plausible
 from review_agent.secrets.window import line_around
+from review_agent.text.lazy_re import lazy
 
 
 class Span(NamedTuple):
@@ -22,26 +23,26 @@ class Span(NamedTuple):
     rule: str
 
 
-FLAG_USER = re.compile(
+FLAG_USER = lazy(
     r"(?im)(?:^|[\s\"'])(?:-u|-U|--user(?:name)?|-l|--login)\b|\b(?:mysql\w*|psexec|paexec"
     r"|sshpass|smbclient|mount(?:\.cifs)?|net\s+use|runas|wmic|ftp|sqlcmd|isql|mongo\w*"
     r"|winrm|evil-winrm|xfreerdp|rdesktop|impacket|crackmapexec|hydra|lftp|wget|curl)\b")
 # A flag's value; it may start with `-` unless it is the next flag (`-v`, `--force`).
 FLAG_ARG = r"""(?!-+[A-Za-z][A-Za-z\-]*(?:[\s=]|$))[^\s"'`$][^\s"'`]{0,1023}"""
-SHORT_PASS_FLAG = re.compile(rf"""(?<![\w\-])-[pP][ \t]+(["']?)({FLAG_ARG})\1""")
-URL_PASSWORD = re.compile(
+SHORT_PASS_FLAG = lazy(rf"""(?<![\w\-])-[pP][ \t]+(["']?)({FLAG_ARG})\1""")
+URL_PASSWORD = lazy(
     r"[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s:/@'\"<>]{0,256}:([^\s'\"<>]{1,256})@[^\s@/'\"<>]")
-IDENTIFIED_BY = re.compile(r"""(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+"""
+IDENTIFIED_BY = lazy(r"""(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+"""
                            r"""(?:password[ \t]+)?(["'`])([^\n]{1,256}?)\1""")
-TF_VARIABLE = re.compile(r"""(?m)^[ \t]*variable[ \t]+"([^"\n]{1,256})"[ \t]*\{""")
-TF_DEFAULT = re.compile(r"""(?m)^[ \t]*default[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)\"""")
-TF_SENSITIVE = re.compile(r"(?m)^[ \t]*sensitive[ \t]*=[ \t]*true")
-TF_CLOSE = re.compile(r"(?m)^[ \t]*\}")
+TF_VARIABLE = lazy(r"""(?m)^[ \t]*variable[ \t]+"([^"\n]{1,256})"[ \t]*\{""")
+TF_DEFAULT = lazy(r"""(?m)^[ \t]*default[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)\"""")
+TF_SENSITIVE = lazy(r"(?m)^[ \t]*sensitive[ \t]*=[ \t]*true")
+TF_CLOSE = lazy(r"(?m)^[ \t]*\}")
 TF_BODY = 2000  # a variable block's body is searched this far for its closing brace
-XML_PAIR = re.compile(
+XML_PAIR = lazy(
     r"""(?i)(?:name|key|property|id|param|parameter|attribute)[ \t]*=[ \t]*["']$""")
-XML_VALUE = re.compile(r"""(?i)\bvalue[ \t]*=[ \t]*(["'])((?:(?!\1)[^\n])*)\1""")
-XML_VALUE_ELEMENT = re.compile(r"<value>[ \t]*([^<\n]+?)[ \t]*</value>")
+XML_VALUE = lazy(r"""(?i)\bvalue[ \t]*=[ \t]*(["'])((?:(?!\1)[^\n])*)\1""")
+XML_VALUE_ELEMENT = lazy(r"<value>[ \t]*([^<\n]+?)[ \t]*</value>")
 XML_TAG = 400  # how far an element's `>` or a `value=` attribute is looked for
 
 

@@ -14,16 +14,17 @@ from __future__ import annotations
 import re
 
 from review_agent.secrets.shapes import is_words
+from review_agent.text.lazy_re import lazy
 
-HEADER = re.compile(
+HEADER = lazy(
     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"(?:([A-Za-z][\w\-]{0,30})[ \t]+)?([^\s\"'`,;(){}\[\]<>]{6,512})")
 # A template, not a value: a variable, a placeholder, or a format directive (`%s`, `%(token)s`,
 # `%TOKEN%`); a `%` before random characters (`%k52jTINc…`) is part of a value.
 # `%NAME%` is a variable only where NAME is a name: `%AjhjjXvhzur%sYk` is a random value.
-NOT_VALUE = re.compile(
+NOT_VALUE = lazy(
     r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|(?P<name>\w+)%)")
-USER_FLAG = re.compile(
+USER_FLAG = lazy(
     r"(?<![\w\-])(?:-u|--user|-a|--auth|--basic-auth|--creds?|--credentials)(?:[ \t]*|=)"
     r"[\"']?[^\s:\"'$/]{1,64}:([^\s\"'`]{4,200})")
 FLAG_WORDS = ("-u", "--user", "-a", "--auth", "--basic-auth", "--cred")

@@ -19,17 +19,18 @@ from review_agent.secrets.filters import (
     looks_random,
     random_besides_markers,
 )
+from review_agent.text.lazy_re import lazy
 
-TEMPLATE = re.compile(
+TEMPLATE = lazy(
     r"(?i)^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_][\w]*$|\{\{.*\}\}$|<%.*%>$|%\([\w.]+\)s?$|%[A-Z_]+%$"
     r"|#\{.*\}$|@\{.*\}$|!(?:Ref|Sub|GetAtt|ImportValue|Secret)\b|\(\(.*\)\)$|env\(|%env\("
     r"|os\.environ|os\.getenv|getenv|environ\b|process\.env|ENV\[|System\.getenv|secrets\."
     r"|vault:|ref\+|<[^<>]*>$|[xX*._\-]+$|.*(?:xxxx|\*\*\*\*|\u2026))")
-CODE_VALUE = re.compile(
+CODE_VALUE = lazy(
     r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(.*|\[.*)?$|(?:new|lambda|function"
     r"|await|not|None|null|nil|true|false)\b.*")
 # An unquoted value in code is an expression unless it looks like a token.
-CODE_SECRET = re.compile(r"(?=.*[0-9A-Z])[A-Za-z0-9+/=_\-.~!@#$%^&]{8,}")
+CODE_SECRET = lazy(r"(?=.*[0-9A-Z])[A-Za-z0-9+/=_\-.~!@#$%^&]{8,}")
 
 
 def plausible(value: str, level: int, quoted: bool, code: bool) -> bool:

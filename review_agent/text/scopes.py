@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container
 
+from review_agent.text.lazy_re import LazyPattern, lazy
 from review_agent.text.lexer import split_line, syntax_for
 
 HEADER_SEARCH = 5000  # lines searched upward for an enclosing def/class
@@ -25,21 +26,21 @@ _WORDS = r"(?:(?:public|private|protected|internal|static|final|abstract|synchro
 _NOT_CONTROL = r"(?!(?:if|for|foreach|while|switch|catch|return|new|else|throw|case|do|try" \
                r"|with|elif|except|sizeof|typeof|await|yield|delete|function)\b)"
 _C_STYLE_METHOD = _NOT_CONTROL + r"[\w$<>\[\],.?*&:~ ]*?[\w$~]+\s*\([^;]*\)?[^;]*$"
-HEADERS: dict[str, re.Pattern[str]] = {
-    "python": re.compile(r"(?:async\s+def|def|class)\s+\w"),
-    "javascript": re.compile(
+HEADERS: dict[str, LazyPattern] = {
+    "python": lazy(r"(?:async\s+def|def|class)\s+\w"),
+    "javascript": lazy(
         _WORDS + r"(?:function\b|class\s+[\w$]|(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*"
         r"(?:async\s+)?(?:function\b|\(\s*$|(?:\([^)]*\)|[\w$]+)\s*(?::\s*[^=]+)?=>))"
         r"|(?:describe|it|test|context)(?:\.\w+)?\s*\("
         r"|" + _WORDS + _NOT_CONTROL + r"#?[\w$]+\s*(?:<.*>)?\s*\(.*\)\s*(?::\s*[^{]+)?\{"),
-    "go": re.compile(r"func\b|type\s+\w+\s+(?:struct|interface)\b"),
-    "rust": re.compile(_WORDS + r"(?:fn\s+\w|(?:struct|enum|trait|impl|mod|union)\b)"),
-    "java": re.compile(_WORDS + r"(?:(?:class|interface|enum|record|struct|object|fun|func|def"
+    "go": lazy(r"func\b|type\s+\w+\s+(?:struct|interface)\b"),
+    "rust": lazy(_WORDS + r"(?:fn\s+\w|(?:struct|enum|trait|impl|mod|union)\b)"),
+    "java": lazy(_WORDS + r"(?:(?:class|interface|enum|record|struct|object|fun|func|def"
                        r"|extension|protocol)\s+\w|" + _C_STYLE_METHOD + r")"),
-    "c": re.compile(r"(?:(?:class|struct|namespace|union|enum)\s+\w|" + _C_STYLE_METHOD + r")"),
-    "ruby": re.compile(r"(?:def|class|module)\s"),
-    "php": re.compile(_WORDS + r"(?:function\b|(?:class|interface|trait)\s+\w)"),
-    "shell": re.compile(r"function\s+[\w-]+|[\w-]+\s*\(\s*\)"),
+    "c": lazy(r"(?:(?:class|struct|namespace|union|enum)\s+\w|" + _C_STYLE_METHOD + r")"),
+    "ruby": lazy(r"(?:def|class|module)\s"),
+    "php": lazy(_WORDS + r"(?:function\b|(?:class|interface|trait)\s+\w)"),
+    "shell": lazy(r"function\s+[\w-]+|[\w-]+\s*\(\s*\)"),
 }
 for _lang in ("typescript", "vue", "svelte"):
     HEADERS[_lang] = HEADERS["javascript"]
@@ -52,29 +53,29 @@ for _lang in ("cpp", "objc"):
 # A function literal passed or assigned inside a statement: the line that opens its body
 # (`app.use(async (ctx) => {`, `r.GET("/", func(c *gin.Context) {`, `.map(|x| {`,
 # `it "works" do |x|`), searched at the end of the line rather than matched at its start.
-OPENERS: dict[str, re.Pattern[str]] = {
-    "javascript": re.compile(r"(?:=>|\bfunction\b\s*\*?\s*[\w$]*\s*\([^)]*\)[^{]*)\s*\{\s*"
+OPENERS: dict[str, LazyPattern] = {
+    "javascript": lazy(r"(?:=>|\bfunction\b\s*\*?\s*[\w$]*\s*\([^)]*\)[^{]*)\s*\{\s*"
                              r"(?://.*)?$"),
-    "go": re.compile(r"\bfunc\s*\(.*\{\s*(?://.*)?$"),
-    "rust": re.compile(r"\|[^|]*\|\s*(?:->\s*[^{]+)?\{\s*(?://.*)?$"),
-    "java": re.compile(r"(?:->|\bnew\s+[\w.<>, ]+\([^;]*\))\s*\{\s*(?://.*)?$"),
-    "ruby": re.compile(r"(?:\bdo|\{)\s*(?:\|[^|]*\|)?\s*(?:#.*)?$"),
-    "php": re.compile(r"\bfunction\s*\([^;]*\{\s*$"),
+    "go": lazy(r"\bfunc\s*\(.*\{\s*(?://.*)?$"),
+    "rust": lazy(r"\|[^|]*\|\s*(?:->\s*[^{]+)?\{\s*(?://.*)?$"),
+    "java": lazy(r"(?:->|\bnew\s+[\w.<>, ]+\([^;]*\))\s*\{\s*(?://.*)?$"),
+    "ruby": lazy(r"(?:\bdo|\{)\s*(?:\|[^|]*\|)?\s*(?:#.*)?$"),
+    "php": lazy(r"\bfunction\s*\([^;]*\{\s*$"),
 }
 for _lang in ("typescript", "vue", "svelte"):
     OPENERS[_lang] = OPENERS["javascript"]
 for _lang in ("kotlin", "scala", "swift", "dart", "csharp"):
     OPENERS[_lang] = OPENERS["java"]
 # headers of a type, module or test group (never shown whole: they can be any length)
-_CONTAINER = re.compile(
+_CONTAINER = lazy(
     r"(?:@\w+\s+)*" + _WORDS + r"(?:class|struct|interface|enum|trait|impl|mod|module|union"
     r"|namespace|object|record|protocol|extension|type\s+\w+\s+(?:struct|interface))\b"
     r"|(?:describe|context|suite)(?:\.\w+)?\s*\(")
 _CLOSERS = ")]}"
-_LABEL = re.compile(r"'?[A-Za-z_]\w*:\s*(?://.*)?$")
-_BLOCK_END = re.compile(r"(?:[)\]}]|end\b)")
-_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`[^`\n]*`")
-_HASH_COMMENT = re.compile(r"(?:^|\s)#.*$")
+_LABEL = lazy(r"'?[A-Za-z_]\w*:\s*(?://.*)?$")
+_BLOCK_END = lazy(r"(?:[)\]}]|end\b)")
+_STRING = lazy(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`[^`\n]*`")
+_HASH_COMMENT = lazy(r"(?:^|\s)#.*$")
 
 
 def _indent(text: str) -> int:

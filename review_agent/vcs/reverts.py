@@ -18,17 +18,18 @@ from pathlib import Path
 
 from review_agent.errors import GitError
 from review_agent.records import Change
+from review_agent.text.lazy_re import lazy
 from review_agent.vcs import git
 
-_REVERTS = re.compile(r"\bThis reverts commit ([0-9a-f]{7,64})\b")
+_REVERTS = lazy(r"\bThis reverts commit ([0-9a-f]{7,64})\b")
 # `Revert "fix: x (#12)"`, with a squash merge's ` (#13)` after it
-_SUBJECT = re.compile(r'^Revert "(?P<subject>.+)"(?:\s*\(#\d+\))?\s*$')
+_SUBJECT = lazy(r'^Revert "(?P<subject>.+)"(?:\s*\(#\d+\))?\s*$')
 # `revert: fix up limit with joins (#12478)`, `revert(api)!: ...`
-_CONVENTIONAL = re.compile(r"^revert(?:\([^)]*\))?!?:\s*(?P<description>.+?)\s*$", re.IGNORECASE)
-_REFS = re.compile(r"^Refs:\s*(?P<ids>[0-9a-f]{7,64}(?:\s*,\s*[0-9a-f]{7,64})*)\s*$",
+_CONVENTIONAL = lazy(r"^revert(?:\([^)]*\))?!?:\s*(?P<description>.+?)\s*$", re.IGNORECASE)
+_REFS = lazy(r"^Refs:\s*(?P<ids>[0-9a-f]{7,64}(?:\s*,\s*[0-9a-f]{7,64})*)\s*$",
                    re.MULTILINE)
-_TYPE = re.compile(r"^[A-Za-z]+(?:\([^)]*\))?!?:\s*")
-_PR = re.compile(r"\s*\(#\d+\)$")
+_TYPE = lazy(r"^[A-Za-z]+(?:\([^)]*\))?!?:\s*")
+_PR = lazy(r"\s*\(#\d+\)$")
 MESSAGES = 200  # commits of a range read for revert messages
 SUBJECT_SEARCH = 2000  # commits searched for a reverted subject
 MAX_REVERTED = 20  # reverted commits read at most
