@@ -122,16 +122,21 @@ def _in_pool(inputs: Inputs, jobs: int) -> list[FileWork] | None:
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=_inherit, initargs=(inputs,))
     done: list[FileWork] = []
+    answered = False
     try:
         # each run made whole as it comes back, while the workers do the later ones
         for (start, end), sent in zip(runs, pool.map(_analyse_run, runs), strict=True):
             if len(sent) != end - start:  # not an answer about its run: done here instead
                 return None
             done += map(_received, files[start:end], sent, repeat(inputs))
+        answered = True
     except (BrokenProcessPool, OSError):
         return None
-    finally:  # on Ctrl-C too: the runs not started are dropped, no worker outlives this
-        pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        # Ctrl-C or a failure: the runs not started are dropped and no worker outlives
+        # this. Every run answered: the workers have nothing left and leave while the
+        # review goes on; the interpreter's exit waits for them.
+        pool.shutdown(wait=not answered, cancel_futures=True)
     return done
 
 

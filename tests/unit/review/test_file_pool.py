@@ -4,9 +4,11 @@ pool cannot pay or cannot be safe."""
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +87,22 @@ def test_the_workers_find_what_one_process_finds(git_repo: Repo) -> None:
     assert findings >= {"tests-deleted", "bare-except", "console-log"}, findings
     assert run_checks(change, Options(), blobs=blobs, lines=[w.lines for w in pooled]) == \
         run_checks(change, Options(), blobs=blobs, lines=[w.lines for w in alone])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pool forks on Linux only")
+def test_the_workers_leave_once_every_run_is_answered(git_repo: Repo) -> None:
+    """The pool returns without waiting for its workers to exit; they still leave on their
+    own (a worker left waiting for work would outlive the review)."""
+    change, blobs = _staged(git_repo, 40)
+    before = {p.pid for p in multiprocessing.active_children()}
+    pooled = file_pool._in_pool(file_pool.Inputs(change.files, blobs,
+                                                 FileSettings.of(Options()), True), 2)
+    assert pooled is not None and len(pooled) == len(change.files)
+    waited = time.monotonic()
+    while ({p.pid for p in multiprocessing.active_children()} - before
+           and time.monotonic() - waited < 30):
+        time.sleep(0.01)
+    assert not {p.pid for p in multiprocessing.active_children()} - before
 
 
 def test_the_runs_cover_every_file_once_in_order(git_repo: Repo) -> None:
