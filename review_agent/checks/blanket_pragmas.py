@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from review_agent.checks import suppressions
 from review_agent.records import Finding
+from review_agent.text.lazy_re import lazy
 
-_BLANKET = re.compile(r"^new blanket lint suppression \((noqa|nosec)\)")
+_BLANKET = lazy(r"^new blanket lint suppression \((noqa|nosec)\)")
 NOQA_HINT = ("; a bare `# {what}` does not silence review-agent: name the rule "
              "(`# noqa: {rule}` or `# review-agent: ignore[{rule}]`)")
 

@@ -7,6 +7,7 @@ import re
 
 from review_agent.checks.base import FileInfo, Line, LineCheck, Rule, pattern_check
 from review_agent.checks.handlers import caught, js_conditions, names_error
+from review_agent.text.lazy_re import lazy
 from review_agent.text.paths import JS_FAMILY
 
 DEBUGGER = Rule("debugger", "warning",
@@ -22,24 +23,24 @@ VAR_DUMP = Rule("var-dump", "warning",
                 "var_dump() left in added code: it writes internals into the page")
 RULES = (DEBUGGER, DEBUG_PRINT, CONSOLE_LOG, DBG_MACRO, VAR_DUMP)
 
-_PY_DEBUGGER = re.compile(
+_PY_DEBUGGER = lazy(
     r"(?<![\w.])(?P<bp>breakpoint)\(\s*\)"
     r"|\b(?P<mod>i?pdb|pudb|pdbpp|remote_pdb|web_pdb|celery\.contrib\.rdb)\s*\.\s*"
     r"(set_trace|post_mortem|pm)\("
     # a bare `import pdb` is also how debugger integrations start: only set_trace counts
     r"|^\s*from\s+(?P<from>i?pdb|pudb)\s+import\s+set_trace\b")
-_JS_DEBUGGER = re.compile(r"(^|[;{}]|\))\s*debugger\s*(;|$|\})")
-_RUBY_DEBUGGER = re.compile(r"\bbinding\s*\.\s*(pry|irb)\b|(^|;)\s*(byebug|debugger)\s*(;|$)")
-_PY_PRINT = re.compile(r"(?<![\w.])p?print\(")
-_PRINT_TO_FILE = re.compile(r"\b(file|stream)\s*=")  # output to a chosen stream is deliberate
+_JS_DEBUGGER = lazy(r"(^|[;{}]|\))\s*debugger\s*(;|$|\})")
+_RUBY_DEBUGGER = lazy(r"\bbinding\s*\.\s*(pry|irb)\b|(^|;)\s*(byebug|debugger)\s*(;|$)")
+_PY_PRINT = lazy(r"(?<![\w.])p?print\(")
+_PRINT_TO_FILE = lazy(r"\b(file|stream)\s*=")  # output to a chosen stream is deliberate
 # a function whose name says it prints, or a program's entry point
-_PRINTING_DEF = re.compile(r"(async\s+)?def\s+(_*(main|usage|(p?print|show|dump|report|display"
+_PRINTING_DEF = lazy(r"(async\s+)?def\s+(_*(main|usage|(p?print|show|dump|report|display"
                            r"|test|demo|debug)\w*)|\w+_(main|usage))\s*\(")
-_DEF_BEFORE = re.compile(r"\bdef\s+$")
-_MAIN_BLOCK = re.compile(r"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
+_DEF_BEFORE = lazy(r"\bdef\s+$")
+_MAIN_BLOCK = lazy(r"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 # output behind a debug or verbosity switch is asked for: `if self.debugging:`, `if verbose:`
-_GUARD = re.compile(r"(el)?if\b(?P<cond>.*?):")
-_DEBUG_FLAG = re.compile(r"debug|verbos|quiet|silent|\btrac(e|ing)\b", re.IGNORECASE)
+_GUARD = lazy(r"(el)?if\b(?P<cond>.*?):")
+_DEBUG_FLAG = lazy(r"debug|verbos|quiet|silent|\btrac(e|ing)\b", re.IGNORECASE)
 
 
 def _guarded(header: str) -> bool:
@@ -99,7 +100,7 @@ def _debug_print(info: FileInfo, line: Line) -> str | None:
 
 
 # Python 2: `print x`, `print "x", y` (never `print >>sys.stderr, x`: a chosen stream)
-_PY2_PRINT = re.compile(r"^\s*print\s+(?!>>|(in|if|is|and|or|not|for|else)\b)[\w\"'(\[{-]")
+_PY2_PRINT = lazy(r"^\s*print\s+(?!>>|(in|if|is|and|or|not|for|else)\b)[\w\"'(\[{-]")
 
 
 def _py2_print(info: FileInfo, line: Line) -> str | None:
@@ -110,18 +111,18 @@ def _py2_print(info: FileInfo, line: Line) -> str | None:
     return "print statement left in added code"
 
 
-_GO_PRINT = re.compile(r"(?<![\w.])(?:(?P<pkg>fmt|log)\s*\.\s*(?P<fn>Print|Println|Printf)"
+_GO_PRINT = lazy(r"(?<![\w.])(?:(?P<pkg>fmt|log)\s*\.\s*(?P<fn>Print|Println|Printf)"
                        r"|(?P<builtin>println|print))\s*\(")
-_GO_FUNC = re.compile(r"^func\s+(\([^)]*\)\s*)?(?P<name>\w+)")
-_GO_PACKAGE = re.compile(r"^package\s+(\w+)")
+_GO_FUNC = lazy(r"^func\s+(\([^)]*\)\s*)?(?P<name>\w+)")
+_GO_PACKAGE = lazy(r"^package\s+(\w+)")
 # functions and files whose job is output: help, usage, a printer, a debug logger
-_GO_OUTPUT = re.compile(r"print|show|help|usage|dump|display|report|debug|version"
+_GO_OUTPUT = lazy(r"print|show|help|usage|dump|display|report|debug|version"
                         r"|output|log|doc|completion|banner|example", re.IGNORECASE)
-_GO_DEBUG_FORMAT = re.compile(r"%[+#]v|%T|\b(debug|DEBUG|here|HERE|XXX)\b")
-_GO_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`')
-_GO_VERB = re.compile(r"%[-+# 0-9.]*[a-zA-Z]|\\[nt]")
-_WORD = re.compile(r"[A-Za-z]{3,}")
-_GO_ERROR_VALUE = re.compile(r"^\w*(err|Err|error|Error)\w*(\.Error\(\))?$")
+_GO_DEBUG_FORMAT = lazy(r"%[+#]v|%T|\b(debug|DEBUG|here|HERE|XXX)\b")
+_GO_LITERAL = lazy(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`')
+_GO_VERB = lazy(r"%[-+# 0-9.]*[a-zA-Z]|\\[nt]")
+_WORD = lazy(r"[A-Za-z]{3,}")
+_GO_ERROR_VALUE = lazy(r"^\w*(err|Err|error|Error)\w*(\.Error\(\))?$")
 
 
 def _go_debugging(args: str) -> bool:
@@ -175,11 +176,11 @@ def _go_print(info: FileInfo, line: Line) -> str | None:
             "program that imports the package")
 
 
-_JS_DEV_FLAG = re.compile(r"\b(?:__)?DEV(?:__)?\b|\b(?:is|in)?[Dd]ev(?:elopment|Mode)?\b"
+_JS_DEV_FLAG = lazy(r"\b(?:__)?DEV(?:__)?\b|\b(?:is|in)?[Dd]ev(?:elopment|Mode)?\b"
                           r"|\bNODE_ENV\b|\bimport\.meta\.env\.DEV\b")
 # a function's rest arguments passed on whole: the call is what a logger writes through
-_FORWARDED = re.compile(r"(?:^|,)\s*\.\.\.\s*(?P<name>[\w$]+)\s*(?:,|$)")
-_CONSOLE = re.compile(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")
+_FORWARDED = lazy(r"(?:^|,)\s*\.\.\.\s*(?P<name>[\w$]+)\s*(?:,|$)")
+_CONSOLE = lazy(r"(?<![\w$.])console\s*\.\s*(log|debug|trace|dir)\s*\(")
 
 
 def _console_log(info: FileInfo, line: Line) -> str | None:
@@ -206,7 +207,7 @@ def _console_log(info: FileInfo, line: Line) -> str | None:
             "user's console")
 
 
-_VAR_DUMP = re.compile(r"(?<![\w>$:])(var_dump|print_r)\s*\((?P<args>.*)")
+_VAR_DUMP = lazy(r"(?<![\w>$:])(var_dump|print_r)\s*\((?P<args>.*)")
 
 
 def _var_dump(info: FileInfo, line: Line) -> str | None:

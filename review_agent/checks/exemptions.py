@@ -10,7 +10,6 @@ finding at the line (or file) that grants it, so a human reviewer sees it.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Collection, Iterator, Mapping
 
 from review_agent.checks.base import CheckSettings, Rule, finding, first_line
@@ -18,6 +17,7 @@ from review_agent.checks.classify import MINIFIED_AVG
 from review_agent.checks.ignores import EVERY, parse
 from review_agent.records import Change, FileChange, Finding
 from review_agent.secrets.allow import path_allowed
+from review_agent.text.lazy_re import lazy
 from review_agent.text.paths import (
     SOURCE,
     is_generated_name,
@@ -41,8 +41,8 @@ LOOSENING = frozenset({"disable", "exclude", "allow", "allow_paths", "secrets", 
 _GENERATED_LINES = 5  # where a generated-file marker counts (what the runner looks at)
 _PRAGMAS = ("pragma: allowlist secret", "pragma: allowlist nextline secret", "gitleaks:allow",
             "review-agent: allow-secret")
-_KEY = re.compile(r"^(?P<indent>\s*)(?:-\s+)?[\"']?(?P<key>[A-Za-z_][\w-]*)[\"']?\s*[:=]")
-_TABLE = re.compile(r"^\s*\[+\s*(?P<name>[^\]]+?)\s*\]+")
+_KEY = lazy(r"^(?P<indent>\s*)(?:-\s+)?[\"']?(?P<key>[A-Za-z_][\w-]*)[\"']?\s*[:=]")
+_TABLE = lazy(r"^\s*\[+\s*(?P<name>[^\]]+?)\s*\]+")
 
 
 def exemption_findings(change: Change, options: CheckSettings, minified: Mapping[str, bool],

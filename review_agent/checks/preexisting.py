@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from review_agent.checks import conflicts, suppressions
 from review_agent.checks.line_rules import FileHits
 from review_agent.records import Finding
+from review_agent.text.lazy_re import lazy
 
 RATIO_CHARS = 400  # enough of a line to tell an edit from a different line, in bounded time
 
@@ -64,8 +65,8 @@ class _Removed:
 # rules about a comment (a TODO, a suppression): a removed line with the same comment
 # had it already, however the code before it changed
 _COMMENT_CONSTRUCTS = {
-    suppressions.TODO.id: re.compile(r"(?:TODO|FIXME|XXX|HACK)\b.*"),
-    suppressions.SUPPRESSION.id: re.compile(
+    suppressions.TODO.id: lazy(r"(?:TODO|FIXME|XXX|HACK)\b.*"),
+    suppressions.SUPPRESSION.id: lazy(
         r"(?:noqa|nosec|type\s*:\s*ignore|pyright\s*:|pylint\s*:|eslint-disable|@ts-|nolint"
         r"|NOLINT|NOSONAR|rubocop\s*:|phpcs\s*:|mypy\s*:|ruff\s*:|flake8\s*:).*",
         re.IGNORECASE),

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from review_agent import __version__
 from review_agent.errors import ReviewAgentError
+from review_agent.text.lazy_re import lazy
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "rdjsonl", "markdown", "html")
 RUN_FORMATS = ("text", "json", "html")
@@ -76,8 +76,8 @@ class _Parser(argparse.ArgumentParser):
         raise ReviewAgentError(f"{where}: {message}" if where else message)
 
 
-_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<bad>[^']*)' \(choose from (?P<choices>.*)\)")
-_UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<args>.*)")
+_INVALID_CHOICE = lazy(r"invalid choice: '(?P<bad>[^']*)' \(choose from (?P<choices>.*)\)")
+_UNRECOGNIZED = lazy(r"unrecognized arguments: (?P<args>.*)")
 
 
 def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:

@@ -13,7 +13,6 @@ value) keeps hiding its secrets: each by its rule and the mask its message shows
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,8 +20,9 @@ from typing import Any, NamedTuple
 
 from review_agent.fingerprints import LINE_KEY
 from review_agent.records import FINGERPRINT_VERSION, Finding
+from review_agent.text.lazy_re import lazy
 
-_MASK = re.compile(r"\S*\u2026\S*")  # redaction.mask: first characters, "…", last ones
+_MASK = lazy(r"\S*\u2026\S*")  # redaction.mask: first characters, "…", last ones
 
 
 class BaselineError(Exception):

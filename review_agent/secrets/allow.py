@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from review_agent.text.lazy_re import lazy
 from review_agent.text.user_regex import RE2Error, UserPattern, compile_re2
 
 PRAGMAS = ("pragma: allowlist secret", "gitleaks:allow", "review-agent: allow-secret")
@@ -14,7 +15,7 @@ NEXTLINE = "pragma: allowlist nextline secret"
 # A line silenced for another tool's hard-coded credential check: gosec's G101, bandit's
 # B105-B107, ruff's and flake8-bandit's S105-S107 (a `noqa` naming one). The
 # author has said there that the value is not a credential; a bare `nosec` has not.
-CREDENTIAL_CHECK = re.compile(
+CREDENTIAL_CHECK = lazy(
     r"(?:#|//)\s*#?\s*nosec\b[\s:,]*(?:[\w-]+[\s,]+)*?(?:G101|B10[567])\b"
     r"|#\s*noqa\s*:\s*(?:[\w./-]+\s*,\s*)*?S10[567]\b", re.IGNORECASE)
 

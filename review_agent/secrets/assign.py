@@ -20,30 +20,31 @@ from review_agent.secrets.assign_forms import Span
 from review_agent.secrets.filters import is_code_path, looks_random
 from review_agent.secrets.plausible import CODE_VALUE, plausible
 from review_agent.secrets.window import LineCursor
+from review_agent.text.lazy_re import LazyPattern, lazy
 
 __all__ = ["Span", "assignments", "is_config_path"]
 
-NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
+NAME_RUN = lazy(r"[A-Za-z0-9_.\-]*")
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 QUOTES = "\"'`"
-SEP = re.compile(r"[ \t]*(::=|:=|\?=|\+=|\.=|=>|(?<![=!<>])=(?![=~])|:(?![:/=])|,)[ \t]*")
+SEP = lazy(r"[ \t]*(::=|:=|\?=|\+=|\.=|=>|(?<![=!<>])=(?![=~])|:(?![:/=])|,)[ \t]*")
 # `: str =`, `: Optional[str] =` (Python, TypeScript, Kotlin), ` string =` (Go var)
-TYPE_ANNOTATION = re.compile(
+TYPE_ANNOTATION = lazy(
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?|[ \t]+\*?[A-Za-z_][\w.\[\]*]{0,40})"
     r"(?=[ \t]*=(?!=))")
-CLOSE_KEY = re.compile(r"""(?:\\?["'`])?\]?\)?""")
-STRING_PREFIX = re.compile(r"(?:[bBrRuUfF]{1,2}|[@$])?(?=[\"'`])")
-BLOCK_INDICATOR = re.compile(r"[|>][+\-]?[0-9]?[ \t]*(?:#.*)?")
-YAML_KEY_LINE = re.compile(r"""[ \t]*(?:-[ \t]+)?[\w"'.\-/]+[ \t]*:(?:[ \t]|$)|[ \t]*-[ \t]""")
-SPACED_QUOTE = re.compile(r"""[ \t]+(["'])""")
+CLOSE_KEY = lazy(r"""(?:\\?["'`])?\]?\)?""")
+STRING_PREFIX = lazy(r"(?:[bBrRuUfF]{1,2}|[@$])?(?=[\"'`])")
+BLOCK_INDICATOR = lazy(r"[|>][+\-]?[0-9]?[ \t]*(?:#.*)?")
+YAML_KEY_LINE = lazy(r"""[ \t]*(?:-[ \t]+)?[\w"'.\-/]+[ \t]*:(?:[ \t]|$)|[ \t]*-[ \t]""")
+SPACED_QUOTE = lazy(r"""[ \t]+(["'])""")
 CONFIG_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".yml", ".toml",
                    ".cnf", ".config", ".envrc", ".secret", ".secrets", ".credentials", ".txt",
                    ".netrc", ".pgpass", ".npmrc", ".pypirc", ".htpasswd")
 # A flag's value, optionally quoted; see assign_forms.FLAG_ARG.
-FLAG_VALUE = re.compile(rf"""(?:=|[ \t]+)(["']?)({assign_forms.FLAG_ARG})\1""")
+FLAG_VALUE = lazy(rf"""(?:=|[ \t]+)(["']?)({assign_forms.FLAG_ARG})\1""")
 # An unquoted value outside a config line ends at a space, a delimiter or a quote.
-UNQUOTED = re.compile(r"""[^ \t,;)\]}>"'`\r\n]*""")
-QUOTED = {q: re.compile(rf"(?:[^{q}\\\n]|\\.)*{q}") for q in QUOTES}
+UNQUOTED = lazy(r"""[^ \t,;)\]}>"'`\r\n]*""")
+QUOTED = {q: lazy(rf"(?:[^{q}\\\n]|\\.)*{q}") for q in QUOTES}
 NEAR = 256  # how far back on its line a name's head (`<entry key="`, `setProperty(`) is read
 LONG_VALUE = 128  # the names inside a longer unquoted value already judged are part of it
 MAX_JUDGED = 512  # a value is judged by this many of its first characters
@@ -80,7 +81,7 @@ def assignments(text: str, path: str, low: str | None = None) -> list[Span]:
     return out
 
 
-def _run_end(rx: re.Pattern[str], text: str, pos: int, end: int) -> int:
+def _run_end(rx: LazyPattern, text: str, pos: int, end: int) -> int:
     """Where a run of `rx` (a pattern that matches the empty string too) starting at `pos` ends."""
     m = rx.match(text, pos, end)
     return pos if m is None else m.end()

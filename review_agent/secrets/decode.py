@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
-import re
+
+from review_agent.text.lazy_re import lazy
 
 SNIFF = 8192
 BOMS: tuple[tuple[bytes, str], ...] = (
@@ -67,10 +68,10 @@ def to_text(data: bytes) -> str | None:
 
 # --- base64 values: Kubernetes Secrets, docker auths, anything encoded -------------------
 
-SECRET_KIND = re.compile(r"""(?m)^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?Secret\b""")
-DATA_KEY = re.compile(
+SECRET_KIND = lazy(r"""(?m)^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?Secret\b""")
+DATA_KEY = lazy(
     r"""(?m)^([ \t]*)["']?(?:data|stringData|binaryData)["']?[ \t]*:[ \t]*(\{)?[ \t]*$""")
-ENTRY = re.compile(r"""["']?[\w.\-/]+["']?[ \t]*:[ \t]*(?:\|[+\-]?|>[+\-]?)?[ \t]*"""
+ENTRY = lazy(r"""["']?[\w.\-/]+["']?[ \t]*:[ \t]*(?:\|[+\-]?|>[+\-]?)?[ \t]*"""
                    r"""["']?([^\s"',}#][^\s"',}]*)["']?""")
 
 
@@ -102,7 +103,7 @@ def secret_data_spans(text: str) -> list[tuple[int, int]]:
 
 
 # `user:secret`, what HTTP Basic and a docker `auth` encode: no space, one name, a secret
-USER_SECRET = re.compile(r"[\w.@+\-]{1,64}:[^\s:]{6,256}")
+USER_SECRET = lazy(r"[\w.@+\-]{1,64}:[^\s:]{6,256}")
 
 
 def is_user_secret(decoded: str) -> bool:

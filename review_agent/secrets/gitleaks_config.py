@@ -17,11 +17,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from review_agent.secrets.hit import SecretHit
+from review_agent.text.lazy_re import lazy
 from review_agent.text.user_regex import RE2Error, UserPattern, compile_re2
 
 CONFIG_FILE = ".gitleaks.toml"
 IGNORE_FILE = ".gitleaksignore"
-HEX = re.compile(r"[0-9a-f]{7,64}")
+HEX = lazy(r"[0-9a-f]{7,64}")
 
 
 class Allowlist(NamedTuple):

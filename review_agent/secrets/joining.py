@@ -13,18 +13,19 @@ from typing import NamedTuple
 
 from review_agent.secrets import names
 from review_agent.secrets.window import line_around
+from review_agent.text.lazy_re import lazy
 
-LITERAL = re.compile(r"""(?<![\w\\])[bBrRuUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
-CONNECTOR = re.compile(
+LITERAL = lazy(r"""(?<![\w\\])[bBrRuUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+CONNECTOR = lazy(
     r"[ \t]*(?:\\?\r?\n[ \t]*)*(?:(?:\+|\.\.?|&|\|\||<<)[ \t]*(?:\\?\r?\n[ \t]*)*)?")
-JOINT = re.compile(
+JOINT = lazy(
     r"""["'](?:[ \t]+|[ \t]*(?:\+|\.{1,2}|&|\|\||<<)[ \t]*)"""
     r"""(?:\\?\r?\n[ \t]*(?:(?:\+|\.{1,2}|&)[ \t]*)?)?["']"""
     r"""|["'][ \t]*\\?\r?\n[ \t]*(?:(?:\+|\.{1,2}|&)[ \t]*)?["']""")
-CONTINUED = re.compile(r"\S\\\r?\n[ \t]*\S")
+CONTINUED = lazy(r"\S\\\r?\n[ \t]*\S")
 MIN_JOINED = 12
 NEAR = 256  # how much of the line before a run of literals is read for its name
-TOKENISH = re.compile(r"[A-Za-z0-9+/_\-]{12}")
+TOKENISH = lazy(r"[A-Za-z0-9+/_\-]{12}")
 
 # A scan of a virtual text: the pieces (virtual offsets) of every secret in it.
 Scan = Callable[[str], list[tuple[int, int]]]

@@ -13,11 +13,12 @@ from review_agent.secrets.hit import SecretHit
 from review_agent.secrets.known import KnownSecrets
 from review_agent.secrets.placeholder import placeholder
 from review_agent.secrets.scanner import scan_text
+from review_agent.text.lazy_re import lazy
 
 # The prompt's own framing (context.render): a file opens and closes on a line of its own,
 # with a fence id derived from the content, its path (scanned and masked as a path already:
 # context.staging.scan_paths_of), status and language. None of it is a secret.
-FENCE = re.compile(r"^(?:<<<FILE [0-9a-f]{16} path=\"[^\n]*|FILE [0-9a-f]{16}>>>)$", re.M)
+FENCE = lazy(r"^(?:<<<FILE [0-9a-f]{16} path=\"[^\n]*|FILE [0-9a-f]{16}>>>)$", re.M)
 
 
 def mask(value: str) -> str:

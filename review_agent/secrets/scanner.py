@@ -22,14 +22,15 @@ from review_agent.secrets.recall import recall_spans
 from review_agent.secrets.rule import Rule, compiled, in_run
 from review_agent.secrets.rules import GENERIC_KINDS, RULES, keyword_index
 from review_agent.secrets.window import LineCursor, line_around, previous_line
+from review_agent.text.lazy_re import lazy
 
-NAME = re.compile(r"[\w.\-]+")
-SERVICE_PREFIX = re.compile(r"[a-z]+:")
-SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
-BLOCK_PLACEHOLDER = re.compile(r"\.\.\.|xxxx|<|\u2026|example", re.I)
+NAME = lazy(r"[\w.\-]+")
+SERVICE_PREFIX = lazy(r"[a-z]+:")
+SECRET_WORD = lazy(r"(?i)pass|pwd|secret|token|key|credential|auth")
+BLOCK_PLACEHOLDER = lazy(r"\.\.\.|xxxx|<|\u2026|example", re.I)
 # A key's body is base64 (RFC 7468), at least one run of it as long as a key's shortest line
-KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{40}")
-BASE64_LINE = re.compile(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
+KEY_BODY = lazy(r"[A-Za-z0-9+/=]{40}")
+BASE64_LINE = lazy(r"""[\s"'+]*[A-Za-z0-9+/=:\\ .,\-]*[\s"',+;]*""")
 ENTROPY_RULES = tuple(r for r in RULES if r.kind == "entropy")
 # On a very long line (minified code) only this much around a keyword is searched.
 NEAR = 1024
@@ -37,7 +38,7 @@ CODE_ASSIGN = frozenset({"generic-password-assignment"})
 ORDER = {r.id: i for i, r in enumerate(RULES)}  # on the same characters the earlier rule wins
 WEAK_NOTE = "a password a person chose or a stand-in, not a generated credential"
 # Our own redaction placeholders (redaction.placeholder, context's unaligned lines).
-PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
+PLACEHOLDER = lazy(r"\[REDACTED:[a-z0-9\-]+(?::[0-9a-f]{6})?\]")
 
 
 def scan_text(text: str, path: str = "", *, allow: Sequence[str] = (),

@@ -12,36 +12,38 @@ import base64
 import binascii
 import re
 
-WORD_SEP = re.compile(r"[-_.:/ ]+")
-CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+from review_agent.text.lazy_re import lazy
+
+WORD_SEP = lazy(r"[-_.:/ ]+")
+CAMEL = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 VOWELS = frozenset("aeiouyAEIOUY")
-CLUSTER = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{5,}")
+CLUSTER = lazy(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{5,}")
 # what a credential is called, as one word of a name (`XSRF-TOKEN`, `X-Api-Key`)
 CREDENTIAL_WORDS = frozenset({"token", "key", "secret", "password", "passwd", "passphrase",
                               "pwd", "auth", "credential", "credentials", "apikey"})
-HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+HUMP = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 TYPED_DIGITS = "1234567890" * 2  # digits typed along the keyboard's row, in order
 # single characters written for a letter inside a word (`p@ssw0rd`, `s3cret`)
 LEET = frozenset("013457@$!")
 # `${name}`, `#{name}`, `{{ name }}`, `$(cmd)`, `%(name)s`, printf verbs, `{0}` / `{name}`
 # (Python f-strings and str.format, C# $"", Rust format!, Java MessageFormat)
-TEMPLATE = re.compile(
+TEMPLATE = lazy(
     r"\$\{|#\{|\{\{|\$\(|%\(\w+\)[sdr]|%[-+ #0]*\d*(?:\.\d+)?[sdvqifxXo](?![A-Za-z0-9])"
     r"|\{(?:\d+|[A-Za-z_][\w.]*(?:\[[^\]]*\])?)(?:[:!][^}]*)?\}")
-DOLLAR_NAME = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+DOLLAR_NAME = lazy(r"\$[A-Za-z_][A-Za-z0-9_]*")
 # Languages where `$name` inside a string (or a bare word) is the variable's value
 DOLLAR_LANGUAGES = frozenset({"php", "perl", "shell", "kotlin", "groovy", "dart", "make",
                               "dockerfile", "env", "yaml"})
-SCHEME = re.compile(r"[A-Za-z][\w+.-]*:(?!\d)")
-PATH_LIKE = re.compile(r"(?:~|\.{1,2})?/{1,3}[\w.@~-]+(?:/[\w.@~-]*)*|[\w.@~-]+(?:/[\w.@~-]+){2,}")
+SCHEME = lazy(r"[A-Za-z][\w+.-]*:(?!\d)")
+PATH_LIKE = lazy(r"(?:~|\.{1,2})?/{1,3}[\w.@~-]+(?:/[\w.@~-]*)*|[\w.@~-]+(?:/[\w.@~-]+){2,}")
 # a directory or file name: lower-case, words, or a name with an extension
-SEGMENT = re.compile(r"[a-z0-9_.@~-]+|[\w@~-]*\.[A-Za-z0-9]{1,5}")
+SEGMENT = lazy(r"[a-z0-9_.@~-]+|[\w@~-]*\.[A-Za-z0-9]{1,5}")
 B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 # Line joints inside an encoded blob: XMP's `&#xA;`, an escaped newline in a JSON string
 JOINTS = ("&#xA;", "&#xa;", "&#10;", "&#13;", "\\n", "\\r\\n", "\\r")
 RUN_LONG = 100  # characters of base64 around a match that make it a piece of a blob
 RUN_SIDE = 32  # of which this many on one side of it
-URL_START = re.compile(r"[a-z][a-z0-9+.-]*://", re.I)
+URL_START = lazy(r"[a-z][a-z0-9+.-]*://", re.I)
 
 
 def is_words(value: str) -> bool:
@@ -264,7 +266,7 @@ def in_url_path(text: str, start: int, end: int) -> bool:
 
 # a digest's algorithm written just before it: `@sha256:<hex>` (an image reference),
 # `sha512=<hex>`, `md5-<hex>`; a provider's key is never labelled with a hash algorithm
-DIGEST_LABEL = re.compile(r"(?i)(?<![A-Za-z0-9])(?:sha(?:1|224|256|384|512)|sha3-\d{3}|md5"
+DIGEST_LABEL = lazy(r"(?i)(?<![A-Za-z0-9])(?:sha(?:1|224|256|384|512)|sha3-\d{3}|md5"
                           r"|blake2[bs]?|blake3)[:=-]$")
 
 

@@ -13,28 +13,29 @@ import string
 from review_agent.secrets import kept
 from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
 from review_agent.secrets.window import line_around, previous_line
+from review_agent.text.lazy_re import lazy
 
-HEX = re.compile(r"[0-9a-fA-F]+")
+HEX = lazy(r"[0-9a-fA-F]+")
 # A vendor's prefix before a hex body (`slk_<64 hex>`, `rootly_<64 hex>`): hex entropy is at
 # most 4 bits a character, so the body is judged as hex, not by the whole token's entropy.
-PREFIXED_HEX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,15}[_\-]([0-9a-fA-F]{32,})")
+PREFIXED_HEX = lazy(r"[A-Za-z][A-Za-z0-9]{1,15}[_\-]([0-9a-fA-F]{32,})")
 # Words that name a digest, matched as whole words of the context's names and prose, split
 # at case and digits (`fileSha256`, `sha256sum`, `xxh3`, `buildId`: `file sha 256`, ...):
 # a word inside another (`SHARED_KEY`, a vendor `xxhfqjc`) names no digest.
-HASH_WORDS = re.compile(
+HASH_WORDS = lazy(
     r"\b(?:sha|shasum|md ?5|hash(?:es|ed)?|digests?|checksums?|integrity|commits?|rev|oid"
     r"|fingerprints?|e ?tags?|objects?|blobs?|trees?|crc|nonces?|test ?vectors?|guid|uuid"
     r"|build ?id|refs?|merkle|blake|murmur(?:hash)?|xxh|xxhash|mac|revisions?|changesets?"
     r"|versions?)\b")
-WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+WORD_PARTS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 HEX_MIN = 32  # shorter hex runs are offsets, colours and ids far more often than keys
-SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+")
+SEGMENT = lazy(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+")
 
 
 # Everything that cannot be part of a token becomes a space: str.split then finds the runs
 # in C, many times faster than a regex trying every position.
 TOKEN_CHARS = string.ascii_letters + string.digits + "+/_-"
-NON_ASCII = re.compile(r"[^\x00-\x7f]")
+NON_ASCII = lazy(r"[^\x00-\x7f]")
 DIGITS = frozenset(string.digits)
 _TABLE = str.maketrans({chr(i): (chr(i) if chr(i) in TOKEN_CHARS else " ") for i in range(128)})
 

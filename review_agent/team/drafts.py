@@ -20,6 +20,7 @@ from review_agent.team.critique import (
     related,
 )
 from review_agent.team.sources import PyDef, module_name, parse, smells
+from review_agent.text.lazy_re import lazy
 
 Request = Mapping[str, Any]
 AGENT_NOUNS = {"validator": "validate", "parser": "parse", "loader": "load", "exporter": "export",
@@ -27,7 +28,7 @@ AGENT_NOUNS = {"validator": "validate", "parser": "parse", "loader": "load", "ex
                "checker": "check", "handler": "handle", "builder": "build", "reader": "read",
                "writer": "write", "generator": "generate", "scanner": "scan", "cleaner": "clean"}
 VERBS = frozenset("add implement create build write introduce make support scaffold new".split())
-UNCOVERED = re.compile(r"^acceptance criterion (?:not covered by any test|not addressed): (.+)$")
+UNCOVERED = lazy(r"^acceptance criterion (?:not covered by any test|not addressed): (.+)$")
 
 
 def _escaped(text: str) -> str:
@@ -90,7 +91,7 @@ def _slug(text: str, limit: int = 6) -> str:
     return "_".join(words[:limit]) or "behaviour"
 
 
-_WANTS_RAISE = re.compile(r"reject|raise|error|invalid|fail|refuse", re.IGNORECASE)
+_WANTS_RAISE = lazy(r"reject|raise|error|invalid|fail|refuse", re.IGNORECASE)
 
 
 def _best_def(text: str, defs: Sequence[PyDef]) -> PyDef | None:

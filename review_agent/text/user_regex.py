@@ -10,11 +10,12 @@ Lookarounds and backreferences are not RE2: such a pattern is an RE2Error naming
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")  # our texts are decoded with surrogateescape
+from review_agent.text.lazy_re import lazy
+
+_SURROGATE = lazy("[\ud800-\udfff]")  # our texts are decoded with surrogateescape
 
 
 class RE2Error(ValueError):
