@@ -5,8 +5,11 @@ graph) while git could already be working on the other core. The empty-hook chec
 (`fast_path`) starts the review's own diff and hands it over running; `start` then reads
 it in a thread, parsing each file's section as it comes (`diff.PatchStream`), runs one
 `rev-parse` (top level and HEAD) and, as soon as the raw records are in, reads the new
-blobs beside the diff: from the work tree where its files prove to hold them
-(`worktree_blobs`), from one `cat-file` for the rest. `start` returns a `Prefetch`, which
+blobs: from the work tree where its files prove to hold them (`worktree_blobs`), from
+one `cat-file` for the rest. The hook's own thread reads them once it has imported what it
+needs (`each_file`; the reader does when no one asked by the end of the diff): a thread of
+their own would wait for the interpreter's lock at each of its thousands of system calls
+while the imports and the parsing hold it. `start` returns a `Prefetch`, which
 the entry point hands to the hook: it answers the hook's questions (`toplevel`,
 `staged_change`, `read_blobs_sized`, `has_test_files`) with the answers the git module
 would give, from what was read when it was, from git itself otherwise (another
@@ -54,6 +57,7 @@ class Prefetch:
         self.arrived = threading.Condition()
         self.files: list[FileChange] = []
         self.blobs_known = threading.Event()
+        self._blob_read: BlobRead | None = None  # once the raw records are in
         self._tests: tuple[Path, threading.Thread, list[bool]] | None = None
 
     def reading(self) -> bool:
@@ -101,19 +105,26 @@ class Prefetch:
         return git.read_blobs_sized(root, wanted_ids, max_bytes)
 
     def each_file(self, root: Path, work: Work) -> int:
-        """Do `work` on each staged file (with the blobs) as it is parsed, while git still
-        diffs: the hook's otherwise idle wait (`work` keeps its results). Stops once the
-        whole change is known: what is left is the review's. The number of files done."""
+        """Read the new blobs (`BlobRead`), then do `work` on each staged file (with the
+        blobs) as it is parsed, while git still diffs: the hook's otherwise idle wait (`work`
+        keeps its results). Stops once the whole change is known: what is left is the
+        review's. The number of files done."""
         if not self._of(root, self.root_known):
             return 0
         done = 0
         while True:
             with self.arrived:
-                while len(self.files) <= done and not self.change_known.is_set():
+                while (len(self.files) <= done and not self.change_known.is_set()
+                       and (self._blob_read is None or self.blobs_known.is_set())):
                     self.arrived.wait()
                 if self.change_known.is_set():
                     return done
-                fc = self.files[done]
+                read = self._blob_read
+                fc = self.files[done] if len(self.files) > done else None
+            if fc is None:  # the blobs first: the files are handed over with them
+                assert read is not None
+                self.read_blobs(read)
+                continue
             self.blobs_known.wait()
             blobs = self.blobs
             if blobs is None or self.change_known.is_set():
@@ -121,6 +132,21 @@ class Prefetch:
             work(fc, blobs)
             done += 1
             time.sleep(0)  # the reader first: a stalled reader stalls git
+
+    def offer_blob_read(self, read: BlobRead) -> None:
+        """Make `read` the read of the new blobs, for the first thread that asks."""
+        with self.arrived:
+            self._blob_read = read
+            self.arrived.notify_all()
+
+    def read_blobs(self, read: BlobRead) -> None:
+        """Do `read` here (or wait for the thread doing it), and make its blobs known."""
+        read.run()
+        if read.result is not None:
+            self.blobs = read.result[0]
+        self.blobs_known.set()
+        with self.arrived:
+            self.arrived.notify_all()
 
     def search_tests(self, root: Path) -> None:
         """Start `git.has_test_files(root)` in the background (the review will ask)."""
@@ -143,6 +169,40 @@ class Prefetch:
             if self._tests[2]:
                 return self._tests[2][0]
         return git.has_test_files(root)
+
+
+class BlobRead:
+    """One read of the new blobs of `files` (old mode, new mode, new id, path): done by the
+    first thread to `run` it; a thread that comes later waits for it to end."""
+
+    def __init__(self, root: Path, files: Iterable[tuple[str, str, str, str]]) -> None:
+        listed = list(files)
+        self.root = root
+        self.shas = new_blob_ids((old, new, sha) for old, new, sha, _ in listed)
+        self.paths = [(sha, path) for _, new, sha, path in listed if new in REGULAR_MODES]
+        self.result: git.BlobsAndSizes | None = None  # None: not read, or the read failed
+        self._claimed = threading.Lock()  # taken by the thread that reads, never given back
+        self._finished = threading.Event()
+
+    def run(self) -> None:
+        if not self._claimed.acquire(blocking=False):
+            self._finished.wait()
+            return
+        try:
+            self.result = git.read_staged_blobs(self.root, self.shas, self.paths,
+                                                BLOB_READ_LIMIT)
+        except Exception:  # noqa: BLE001 - the review asks git again, which reports the error
+            pass
+        finally:
+            self._finished.set()
+
+    def abandon(self) -> None:
+        """Never read from here on: a thread reading is waited for, one asking later finds
+        no result."""
+        if self._claimed.acquire(blocking=False):
+            self._finished.set()
+        else:
+            self._finished.wait()
 
 
 def unread(cwd: str | None = None) -> Prefetch:
@@ -181,29 +241,7 @@ def _widen_pipe(fd: int) -> None:
 
 
 def _read(prefetch: Prefetch, running: Running | None) -> None:
-    ahead: list[git.BlobsAndSizes] = []
-    reader: threading.Thread | None = None
-
-    def read_blobs(root: Path, files: Iterable[tuple[str, str, str, str]]
-                   ) -> threading.Thread:
-        """A thread reading the new blobs of (old mode, new mode, new id, path)."""
-        listed = list(files)
-        shas = new_blob_ids((old, new, sha) for old, new, sha, _ in listed)
-        paths = [(sha, path) for _, new, sha, path in listed if new in REGULAR_MODES]
-
-        def read() -> None:
-            try:
-                ahead.append(git.read_staged_blobs(root, shas, paths, BLOB_READ_LIMIT))
-                prefetch.blobs = ahead[0][0]
-            finally:
-                prefetch.blobs_known.set()
-                with prefetch.arrived:
-                    prefetch.arrived.notify_all()
-
-        thread = threading.Thread(target=read, daemon=True, name="staged-blobs")
-        thread.start()
-        return thread
-
+    blob_read: BlobRead | None = None
     try:
         found = git.toplevel_and_head(prefetch.cwd)
         if found is None:
@@ -218,34 +256,34 @@ def _read(prefetch: Prefetch, running: Running | None) -> None:
             widened: list[FileChange | None] = []  # the first of them, with their context
             for chunk in running.chunks():
                 stream.feed(chunk)
-                if reader is None and stream.raws is not None:
-                    reader = read_blobs(root, ((r.old_mode, r.new_mode, r.new_sha, r.path)
-                                               for r in stream.raws))
+                if blob_read is None and stream.raws is not None:
+                    blob_read = BlobRead(root, ((r.old_mode, r.new_mode, r.new_sha, r.path)
+                                                for r in stream.raws))
+                    prefetch.offer_blob_read(blob_read)
                 parsed += stream.take_ready()
                 if len(widened) < len(parsed) and prefetch.blobs_known.is_set():
                     _widen_ready(prefetch, parsed, widened)
             if running.close() == 0:
                 parsed += stream.finish()[len(parsed):]
-                if reader is not None:
-                    reader.join()
+                if blob_read is not None:  # read here when the hook did not ask
+                    prefetch.read_blobs(blob_read)
                 _widen_ready(prefetch, parsed, widened)
                 change = Change(head, None, git.fill_context(root, head, parsed, widened))
         if change is None:  # not started ahead, or it failed: as the git module diffs
             change = git.staged_change(root, base=head or git.empty_tree(root))
-            if reader is not None:  # it read for a diff that failed: read again, after it
-                reader.join()
-                ahead.clear()
-                reader = None
+            if blob_read is not None:  # offered for a diff that failed: read again, after it
+                blob_read.abandon()
+                blob_read = None
         prefetch.change = change
         with prefetch.arrived:
             prefetch.change_known.set()
             prefetch.arrived.notify_all()
-        if reader is None:
-            reader = read_blobs(root, ((f.old_mode, f.new_mode, f.new_sha, f.path)
-                                       for f in change.files))
-        reader.join()
-        if ahead:
-            prefetch.blobs, prefetch.sizes = ahead[0]
+        if blob_read is None:
+            blob_read = BlobRead(root, ((f.old_mode, f.new_mode, f.new_sha, f.path)
+                                        for f in change.files))
+        prefetch.read_blobs(blob_read)
+        if blob_read.result is not None:
+            prefetch.blobs, prefetch.sizes = blob_read.result
     except Exception:  # noqa: BLE001 - the hook asks git again, which reports the error
         pass
     finally:

@@ -334,3 +334,37 @@ def test_the_reader_leaves_the_interpreter_as_it_found_it(repo_with_commit: Repo
         assert sys.getswitchinterval() == pytest.approx(0.004) and gc.isenabled()
     finally:
         sys.setswitchinterval(found)
+
+
+def test_the_new_blobs_are_read_once_by_the_first_thread_to_ask(
+        repo_with_commit: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook's thread and the reader may both ask for the blobs: one reads, the other
+    waits for that read and finds its result; an abandoned read is never done."""
+    import threading
+
+    repo = repo_with_commit
+    repo.stage({f"f{i}.py": f"x = {i}\n" * (i + 1) for i in range(40)})
+    change = git.staged_change(repo.path)
+    files = [(f.old_mode, f.new_mode, f.new_sha, f.path) for f in change.files]
+    readers: list[str] = []
+    real = git.read_staged_blobs
+
+    def counted(*args: object, **kwargs: object) -> git.BlobsAndSizes:
+        readers.append(threading.current_thread().name)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(git, "read_staged_blobs", counted)
+    read = prefetch.BlobRead(repo.path, files)
+    threads = [threading.Thread(target=read.run, name=f"asker-{i}") for i in range(4)]
+    for t in threads:
+        t.start()
+    read.run()
+    for t in threads:
+        t.join()
+    assert len(readers) == 1
+    shas = [f.new_sha for f in change.files]
+    assert read.result == git.read_blobs_sized(repo.path, shas, git.BLOB_READ_LIMIT)
+    abandoned = prefetch.BlobRead(repo.path, files)
+    abandoned.abandon()
+    abandoned.run()  # returns at once: nothing to wait for
+    assert abandoned.result is None and len(readers) == 1
