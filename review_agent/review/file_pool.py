@@ -10,8 +10,8 @@ never its text. This process puts each file's `FileWork` together.
 
 The work is done here instead, one file after another and with the same results: for a
 change too small to pay for the pool, on one core, on a machine whose cores are already
-busy (a load average of at least one a core: there the workers only took CPU from other
-work, benchmarks/README.md), off Linux (fork is the only start that
+busy (as many other tasks running or waiting to run as there are cores: there the workers
+only took CPU from other work, benchmarks/README.md), off Linux (fork is the only start that
 costs nothing; macOS's system libraries are not safe to fork), while another thread runs
 (a fork copies only the calling thread: a lock another thread held would stay held in the
 child), and when the pool cannot start or a worker dies.
@@ -104,10 +104,19 @@ def _workers(files: Sequence[FileChange]) -> int:
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
-        busy = os.getloadavg()[0] >= cores
-    except (AttributeError, OSError):
+        busy = running_elsewhere() >= cores
+    except (AttributeError, OSError, ValueError, IndexError):
         return 1
     return 1 if busy else min(cores, len(files))
+
+
+def running_elsewhere() -> int:
+    """How many other tasks are on a core or waiting for one now: Linux's count of runnable
+    tasks (the fourth field of /proc/loadavg), less this one. Not the load average: that
+    is the last minute's, and a hook run soon after others (a benchmark's, a rebase's
+    commits) found it at the number of cores with the cores idle, and worked on one."""
+    with open("/proc/loadavg", "rb") as f:
+        return int(f.read().split()[3].split(b"/")[0]) - 1
 
 
 def _in_pool(inputs: Inputs, jobs: int) -> list[FileWork] | None:

@@ -136,6 +136,31 @@ def test_a_small_change_or_another_thread_is_done_in_this_process(git_repo: Repo
             == [_comparable(analyse_file(fc, blobs, settings)) for fc in change.files])
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pool forks on Linux only")
+def test_cores_busy_now_leave_the_work_to_this_process(git_repo: Repo) -> None:
+    """As many CPU-bound processes as there are cores: the work is done here (the workers
+    would only take CPU from them), whatever the load average says."""
+    import os
+    import subprocess
+
+    change, _ = _staged(git_repo, 8)
+    big = list(change.files) * (file_pool.MIN_ADDED_LINES // max(1, sum(
+        f.added for f in change.files)) + 1)
+    cores = len(os.sched_getaffinity(0))
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(cores)]
+    try:
+        deadline = time.monotonic() + 30
+        while file_pool.running_elsewhere() < cores and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the spinners run
+        assert file_pool.running_elsewhere() >= cores
+        assert file_pool._workers(big) == 1
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+
+
 def test_for_change_takes_the_work_done_ahead_and_does_the_rest(git_repo: Repo) -> None:
     change, blobs = _staged(git_repo, 12)
     settings = FileSettings.of(Options())
