@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -34,28 +37,77 @@ def many_files(repo: Repo, n: int = 600) -> None:
         + (f"KEY = '{AWS}'\n" if i % 100 == 3 else "") for i in range(n)})
 
 
+HELD_DIFF = """\
+import sys
+data = open(sys.argv[1], "rb").read()
+cuts = [0, int(sys.argv[2]), int(sys.argv[3]), len(data)]
+for k in range(3):
+    if k:
+        sys.stdin.readline()  # held until the test says go on
+    sys.stdout.buffer.write(data[cuts[k]:cuts[k + 1]])
+    sys.stdout.buffer.flush()
+"""
+
+
+def held_diff(repo: Repo, tmp_path: Path) -> tuple[fast_hook.Running, int]:
+    """git's own staged diff, printed by a process in three parts (half the files, one
+    more, the rest), each after the first once a line comes on its stdin (the write end
+    returned): git still diffing, for as long as a test needs."""
+    data = git._git(repo.path, "diff-index", "--cached", *git.STAGED_DIFF_OPTIONS,
+                    "HEAD", "--").stdout
+    saved = tmp_path / "diff.out"
+    saved.write_bytes(data)
+    half = data.index(b"\ndiff --git ", len(data) // 2) + 1
+    one_more = data.index(b"\ndiff --git ", half) + 1
+    out_r, out_w = os.pipe()
+    gate_r, gate_w = os.pipe()
+    pid = os.posix_spawnp(sys.executable, [sys.executable, "-c", HELD_DIFF, str(saved),
+                                           str(half), str(one_more)], os.environ,
+                          file_actions=[(os.POSIX_SPAWN_DUP2, gate_r, 0),
+                                        (os.POSIX_SPAWN_DUP2, out_w, 1)])
+    os.close(out_w)
+    os.close(gate_r)
+    return fast_hook.Running(pid, out_r, b""), gate_w
+
+
 @pytest.mark.slow
 def test_files_worked_on_ahead_are_what_the_review_computes(repo_with_commit: Repo,
+                                                            tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     repo = repo_with_commit
     many_files(repo)
     monkeypatch.chdir(repo.path)
-    running = fast_hook.staged_diff([], os.environ)
-    assert isinstance(running, fast_hook.Running)
+    running, gate = held_diff(repo, tmp_path)
     options = Options()
     settings = FileSettings.of(options)
     read = prefetch.start(running)
     root = read.toplevel(Path.cwd())
     ahead: dict[str, FileWork] = {}
-    worked = read.each_file(root, lambda fc, blobs: ahead.__setitem__(
-        fc.path, analyse_file(fc, blobs, settings)))
+    five = threading.Event()
+
+    def work_ahead(fc: FileChange, blobs: Mapping[str, bytes | None]) -> None:
+        ahead[fc.path] = analyse_file(fc, blobs, settings)
+        if len(ahead) == 5:
+            five.set()
+
+    worked: list[int] = []
+    hook = threading.Thread(target=lambda: worked.append(read.each_file(root, work_ahead)))
+    hook.start()
+    try:
+        assert read.blobs_known.wait(60)  # the hook's thread read them: half the diff is in
+        os.write(gate, b"go on\n")  # one more file: the reader hands over what it parsed
+        assert five.wait(60)
+    finally:
+        os.write(gate, b"go on\n")  # the rest
+        os.close(gate)
+        hook.join(60)
+    assert worked and worked[0] >= 5 and len(ahead) == worked[0]
     change = read.staged_change(root)
     change, blobs = pipeline.with_new_blobs(root, change, read.read_blobs_sized)
     work = file_pool.for_change(change.files, blobs, settings, ahead)
-    assert worked > 0 and len(ahead) == worked
     taken = [w for w in work if ahead.get(w.change.path) is w]
-    assert len(taken) == worked  # every file done ahead was taken as it was
+    assert len(taken) == worked[0]  # every file done ahead was taken as it was
     found = runner.run_checks(change, options, has_tests=True, blobs=blobs,
                               lines=[w.lines for w in work])
     hits = scanned.scan_change(change, blobs, done=[w.secret_hits for w in work])
