@@ -98,11 +98,10 @@ class _Cursor:
         """Lines [start, end) (0-based, fewer at the blob's end), without their newlines;
         the cursor stays at `start`."""
         self.skip_to(start)
-        stop = advance(self.blob, b"\n", self.pos, end - start)
-        if stop is not None:  # the region's lines end at a newline: none after it is cut
-            return self.blob[self.pos:stop - 1].split(b"\n") if stop > self.pos else []
-        parts = self.blob[self.pos:].split(b"\n")
-        if not parts[-1]:
+        parts = self.blob[self.pos:].split(b"\n", end - start)
+        if len(parts) > end - start:
+            del parts[-1]  # the rest of the blob
+        elif not parts[-1]:
             del parts[-1]  # after the final newline: no line
         return parts
 
