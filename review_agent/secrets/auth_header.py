@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from review_agent.secrets.shapes import is_words
+from review_agent.secrets.shapes import is_words, word_pair_share
 from review_agent.text.lazy_re import lazy
 
 HEADER = lazy(
@@ -21,9 +21,11 @@ HEADER = lazy(
     r"(?:([A-Za-z][\w\-]{0,30})[ \t]+)?([^\s\"'`,;(){}\[\]<>]{6,512})")
 # A template, not a value: a variable, a placeholder, or a format directive (`%s`, `%(token)s`,
 # `%TOKEN%`); a `%` before random characters (`%k52jTINc…`) is part of a value.
-# `%NAME%` is a variable only where NAME is a name: `%AjhjjXvhzur%sYk` is a random value.
+# `%NAME%` is a variable only where NAME is a name: `%AjhjjXvhzur%sYk` is a random value,
+# and so are `%6RC%…` and `%v%…` (a variable's name starts with a letter or `_`, and has
+# two characters or more).
 NOT_VALUE = lazy(
-    r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|(?P<name>\w+)%)")
+    r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|(?P<name>[A-Za-z_]\w+)%)")
 USER_FLAG = lazy(
     r"(?<![\w\-])(?:-u|--user|-a|--auth|--basic-auth|--creds?|--credentials)(?:[ \t]*|=)"
     r"[\"']?[^\s:\"'$/]{1,64}:([^\s\"'`]{4,200})")
@@ -69,10 +71,11 @@ def _template(value: str) -> bool:
 
 def _word(value: str) -> bool:
     """A scheme or a dotted or snake-case name (`Bearer`, `auth.token`, `api_key`), not a
-    credential; a bare run of mixed-case letters may be one (`jaLTJetacx`)."""
+    credential; a bare run of mixed-case letters may be one (`jaLTJetacx`), and so may a
+    run in one case whose letter pairs are not a word's (`Wbzdydfwyjeulm`)."""
     core = value.rstrip(".:")
     if core.isalpha() and (core.islower() or core.isupper() or core.istitle()):
-        return True
+        return word_pair_share(core) >= 0.5
     parts = [p for p in re.split(r"[._]+", core) if p]
     # a name's parts are each written in one case (`api_key`, `Auth.Token`, `API_KEY`);
     # `QaFIUwmpy_` is a random run with an underscore, however its vowels fall

@@ -7,6 +7,7 @@ import binascii
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 from review_agent.secrets import shapes
 
@@ -110,6 +111,56 @@ def entropy(value: str) -> float:
         return 0.0
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+# How rarely a generated value may fall below `fewest_kinds`: once in a million draws.
+RARER_THAN = 1e-6
+LONGEST_JUDGED = 512  # a longer value is held to the bound of this length (a lower one)
+
+
+@lru_cache(maxsize=512)
+def fewest_kinds(length: int, alphabet: int) -> int:
+    """The fewest distinct characters a value of `length` characters, each drawn at random
+    from `alphabet` of them, holds but once in a million draws (RARER_THAN). Fewer say the
+    value was typed or patterned; a bound set by hand instead (ten kinds of hex in 32
+    characters) missed one random key in ten thousand."""
+    # chances[k]: that the characters drawn so far hold exactly k kinds
+    chances = [1.0] + [0.0] * alphabet
+    for _ in range(min(length, LONGEST_JUDGED)):
+        nxt = [0.0] * (alphabet + 1)
+        for k, p in enumerate(chances):
+            if p:
+                nxt[k] += p * k / alphabet
+                if k < alphabet:
+                    nxt[k + 1] += p * (alphabet - k) / alphabet
+        chances = nxt
+    below = 0.0
+    for k, p in enumerate(chances):
+        below += p
+        if below >= RARER_THAN:
+            return k
+    return alphabet
+
+
+@lru_cache(maxsize=512)
+def most_repeats(length: int, alphabet: int) -> int:
+    """The most places where a character repeats the one before that a value of `length`
+    random characters from `alphabet` of them holds but once in a million (RARER_THAN)."""
+    pairs = max(min(length, LONGEST_JUDGED) - 1, 0)
+    p = 1 / alphabet
+    tail = 0.0  # the chance of more than k repeats, k counted down from all of them
+    for k in range(pairs, -1, -1):
+        tail += math.comb(pairs, k) * p**k * (1 - p) ** (pairs - k)
+        if tail >= RARER_THAN:
+            return k
+    return 0
+
+
+def held_keys(value: str, alphabet: int) -> bool:
+    """More repeats of the character before than random characters hold but once in a
+    million (`1111222233334444`: a key held down, then the next one)."""
+    repeats = sum(a == b for a, b in zip(value, value[1:], strict=False))
+    return repeats > most_repeats(len(value), alphabet)
 
 
 def is_token_placeholder(value: str) -> bool:

@@ -46,6 +46,29 @@ RUN_SIDE = 32  # of which this many on one side of it
 URL_START = lazy(r"[a-z][a-z0-9+.-]*://", re.I)
 
 
+# The letter pairs that make up 90% of the pairs in the words of the Python standard
+# library's names (`launch`, `story`, `board`): a name's words are made of them, a random
+# run of letters mostly is not (of 600,000 random 16-48 character values, the 35 the
+# vowel count took for names; of 33,533 names, 84 fall below half).
+COMMON_PAIRS = frozenset("""
+ab ac ad ag ai al am an ap ar as at ba bj bl bu ca ce ch ci ck cl co cr ct cu da de
+di do du ea ec ed ee ef el em en ep eq er es et ev ex fa ff fi fo fr fu ge gs ha he
+hi ho ib ic id ie ig il im in io ip ir is it ke la ld le lf li ll lo ls lt lu ly ma
+me mi mo mp na nc nd ne nf ng ni no ns nt nu ob oc od ol om on oo op or os ot ou ow
+pa pe pi pl po pp pr pt qu ra re rg ri rm rn ro rr rs rt ru ry sa sc se sh si so sp
+ss st su sy ta te th ti to tr ts tt tu ty ua ue ul um un up ur us ut va ve wa wi xc
+xt yp ys yt ze
+""".split())
+
+
+def word_pair_share(v: str) -> float:
+    """The share of the letter pairs of `v`'s parts of three letters or more that are
+    COMMON_PAIRS (1.0 when it has none)."""
+    pairs = [a + b for h in CAMEL.findall(v) if len(h) >= 3
+             for a, b in zip(h.lower(), h[1:].lower(), strict=False)]
+    return sum(p in COMMON_PAIRS for p in pairs) / len(pairs) if pairs else 1.0
+
+
 def is_words(value: str) -> bool:
     """Words joined by separators or case (`same-origin`, `entity.other.attribute-name`,
     `Jellyfin-IsApiKey`, `!real_csrf_token`): a name, never a random credential."""

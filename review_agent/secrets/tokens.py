@@ -11,7 +11,7 @@ import re
 import string
 
 from review_agent.secrets import kept
-from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
+from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, fewest_kinds, is_wordy
 from review_agent.secrets.window import line_around, previous_line
 from review_agent.text.lazy_re import lazy
 
@@ -29,6 +29,7 @@ HASH_WORDS = lazy(
     r"|versions?)\b")
 WORD_PARTS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 HEX_MIN = 32  # shorter hex runs are offsets, colours and ids far more often than keys
+HEX_KINDS = 10  # kinds of hex digit that always say random (`deadbeef…` repeated holds 5)
 SEGMENT = lazy(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+")
 
 
@@ -73,10 +74,10 @@ def _plausible_token(value: str) -> bool:
     if n < 16 or v.isdigit():
         return False
     if HEX.fullmatch(v):
-        return n >= HEX_MIN and len(set(v)) >= 10
+        return n >= HEX_MIN and _hex_kinds(v)
     prefixed = PREFIXED_HEX.fullmatch(v)
     if prefixed:
-        return len(set(prefixed.group(1))) >= 10
+        return _hex_kinds(prefixed.group(1))
     if UUID.search(value):
         return False
     if "/" in v:
@@ -96,6 +97,12 @@ def _plausible_token(value: str) -> bool:
         return False  # `test_foo_bar_2`, `ubuntu-22-04-lts`: words and numbers joined
     need = min(0.78 * math.log2(n), 4.2)
     return entropy(v) >= need
+
+
+def _hex_kinds(digits: str) -> bool:
+    """As many kinds of hex digit as random ones hold but once in a million, ten at most:
+    ten in any 32 missed one random key in ten thousand."""
+    return len(set(digits)) >= min(HEX_KINDS, fewest_kinds(len(digits), 16))
 
 
 def _pathish(seg: str) -> bool:

@@ -15,8 +15,15 @@ import re
 from bisect import bisect_left
 
 from review_agent.secrets import kept, tokens
-from review_agent.secrets.filters import CONSTANT_VALUE, UUID, entropy, is_wordy
-from review_agent.secrets.shapes import is_typed_placeholder, is_words
+from review_agent.secrets.filters import (
+    CONSTANT_VALUE,
+    UUID,
+    entropy,
+    fewest_kinds,
+    held_keys,
+    is_wordy,
+)
+from review_agent.secrets.shapes import is_typed_placeholder, is_words, word_pair_share
 
 # Lower-case text: the credential words, as substrings (`Atlassianbearer`, `X-API-KEY`)
 WORD = re.compile(r"key|secret|token|passw|pwd|auth|credential|creds|private|session"
@@ -25,20 +32,6 @@ HEX = re.compile(r"[0-9a-fA-F]+")
 PIECE = re.compile(r"[^/]+")
 DIGIT_INSIDE = re.compile(r"[a-z][0-9]+[a-z]|[A-Z][0-9]+[a-z]")
 CAPS_RUN = re.compile(r"[A-Z]{7,}[a-z]")
-# The letter pairs that make up 90% of the pairs in the words of the Python standard
-# library's names (`launch`, `story`, `board`): a name's words are made of them, a random
-# run of letters mostly is not (of 600,000 random 16-48 character values, the 35 the
-# vowel count took for names; of 33,533 names, 84 fall below half).
-COMMON_PAIRS = frozenset("""
-ab ac ad ag ai al am an ap ar as at ba bj bl bu ca ce ch ci ck cl co cr ct cu da de
-di do du ea ec ed ee ef el em en ep eq er es et ev ex fa ff fi fo fr fu ge gs ha he
-hi ho ib ic id ie ig il im in io ip ir is it ke la ld le lf li ll lo ls lt lu ly ma
-me mi mo mp na nc nd ne nf ng ni no ns nt nu ob oc od ol om on oo op or os ot ou ow
-pa pe pi pl po pp pr pt qu ra re rg ri rm rn ro rr rs rt ru ry sa sc se sh si so sp
-ss st su sy ta te th ti to tr ts tt tu ty ua ue ul um un up ur us ut va ve wa wi xc
-xt yp ys yt ze
-""".split())
-NAME_HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 WORD_JOIN = re.compile(r"[_\-]")
 NEAR = 512  # how far along its line a word is looked for from a token
 URL_REACH = 256  # how far back a word's URL scheme is looked for
@@ -114,15 +107,7 @@ def _identifier(v: str) -> bool:
     (`AVXXMXDFyy`) is a generator's, not a name's, and so are parts whose letter pairs are
     mostly not a word's (`xnsyehto7IzIPNEMDM`)."""
     return (is_wordy(v) and not DIGIT_INSIDE.search(v) and not CAPS_RUN.search(v)
-            and _word_pairs(v) >= 0.5)
-
-
-def _word_pairs(v: str) -> float:
-    """The share of the letter pairs of `v`'s parts of three letters or more that are
-    COMMON_PAIRS (1.0 when it has none)."""
-    pairs = [a + b for h in NAME_HUMP.findall(v) if len(h) >= 3
-             for a, b in zip(h.lower(), h[1:].lower(), strict=False)]
-    return sum(p in COMMON_PAIRS for p in pairs) / len(pairs) if pairs else 1.0
+            and word_pair_share(v) >= 0.5)
 
 
 def is_random(value: str) -> bool:
@@ -134,9 +119,11 @@ def is_random(value: str) -> bool:
     if UUID.fullmatch(v):
         return True
     if v.isdigit():  # many kinds of digit, not typed along the keys (`1234567890…`)
-        # five kinds or more: of 16 random digits, 0.4% hold only five (`26569692677656225`)
-        # where six were asked; fewer than five, 1 in 10,000
-        return len(set(v)) >= 5 and entropy(v) >= 2.0 and not is_typed_placeholder(v)
+        # as many kinds and as few repeats as random digits hold but once in a million
+        # (four kinds of 16), five kinds at most: a bound of five kinds and 2 bits a digit
+        # missed 1 in 300 of 16 random digits
+        return (len(set(v)) >= min(5, fewest_kinds(n, 10)) and not held_keys(v, 10)
+                and not is_typed_placeholder(v))
     if HEX.fullmatch(v):
         return n >= 32 and len(set(v)) >= 8
     if "/" in v or CONSTANT_VALUE.fullmatch(v) or _identifier(v) or is_words(v):

@@ -13,6 +13,8 @@ import uuid
 import pytest
 
 from review_agent.secrets import redact
+from review_agent.secrets.filters import fewest_kinds
+from review_agent.secrets.tokens import names_a_digest
 from review_agent.secrets.word_tokens import is_random
 
 SEED = random.SystemRandom().randrange(1 << 30)
@@ -36,8 +38,12 @@ def _value(rng: random.Random, n: int) -> str:
 
 
 def _vendor(rng: random.Random) -> str:
-    """A made-up service name: the principle is the word, not a list of vendors."""
-    return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+    """A made-up service name: the principle is the word, not a list of vendors. Never a
+    digest's name (`xxh`, `sha`): a hex run after one is a hash and stays readable."""
+    while True:
+        name = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+        if not names_a_digest(name):
+            return name
 
 
 def _gone(value: str, text: str, path: str) -> None:
@@ -155,3 +161,46 @@ def test_code_and_prose_beside_credential_words_stay(line: str) -> None:
                                    "0123456789abcdef0123", "usr/lib/python3/site-packages"])
 def test_what_is_not_random(value: str) -> None:
     assert not is_random(value)
+
+
+@pytest.mark.parametrize(("alphabet", "length"), [(10, 16), (10, 24), (16, 32), (16, 64)])
+def test_random_values_hold_the_kinds_a_random_value_holds(alphabet: int, length: int) -> None:
+    """`fewest_kinds` is the bound a random value falls below once in a million: 5,000
+    drawn ones (a fixed seed) all reach it, and it is above what a patterned value holds."""
+    symbols = "0123456789abcdef"[:alphabet]
+    rng = random.Random(f"kinds:{alphabet}:{length}")
+    least = fewest_kinds(length, alphabet)
+    assert 2 < least <= alphabet
+    for _ in range(5000):
+        assert len(set(rng.choices(symbols, k=length))) >= least
+    assert fewest_kinds(length * 2, alphabet) >= least  # a longer value holds more kinds
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # random digits with few kinds or skewed counts (five kinds, 1.8 bits a digit)
+    ('{"kjj_api": "9497979999397877"}', "9497979999397877"),
+    ("the api was 4020242440200443 today", "4020242440200443"),  # four kinds
+    # hex after a made-up vendor's prefix, nine kinds in 32
+    ("orc-cc56b3ecbb0bc9e00209952e2602929b\n", "cc56b3ecbb0bc9e00209952e2602929b"),
+    # a header value in one case whose letter pairs are not a word's
+    ('curl -H "Authorization: Wbzdydfwyjeulm" https://h.invalid', "Wbzdydfwyjeulm"),
+    ("authorization: qzkxjvhwptmd", "qzkxjvhwptmd"),
+    # a `%` run that only starts like a variable: `%6RC%` and `%v%` name none
+    ("curl -uovakcneil:%v%XYHdtCETgj h.invalid", "XYHdtCETgj"),
+    ("curl --header 'Authorization:Bearer %6RC%xKjkCK8q' h.invalid", "xKjkCK8q"),
+])
+def test_a_random_value_that_falls_short_of_a_bound_set_by_hand_is_redacted(
+        text: str, value: str) -> None:
+    _gone(value, text, "deploy.sh")
+
+
+@pytest.mark.parametrize("text", [
+    "Authorization: Negotiate\n", "Authorization: Digest\n", "Authorization: Kerberos\n",
+    "authorization: required\n", "curl -u admin:%PASSWORD% h.invalid\n",
+    "curl -H 'Authorization: Bearer %API_KEY%' h.invalid\n",
+    "session_key 1111111111111111\n", "session_key 1234567890123456\n",
+    "session_key 1111222233334444\n",
+])
+def test_schemes_variables_and_typed_digits_stay(text: str) -> None:
+    out, _ = redact(text, "deploy.sh")
+    assert out == text
