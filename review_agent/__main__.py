@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from review_agent.cli.entry import main
+from review_agent.cli import main
 
 raise SystemExit(main())
