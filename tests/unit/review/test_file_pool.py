@@ -23,6 +23,7 @@ from review_agent.vcs.git import BLOB_READ_LIMIT, new_blob_ids
 from tests.conftest import Repo
 
 KEY = "AKIA" + "QZ7XWTNR4KBM2Y6D"  # an access key id of the documented shape
+ANALYSE_RUN = file_pool._analyse_run
 
 OLD_PY = "import os\n\n\ndef old():\n    return os.sep\n" + "".join(
     f"\n\ndef keep_{i}(x):\n    return x + {i}\n" for i in range(40))
@@ -182,3 +183,29 @@ def test_the_pool_module_is_not_imported_by_a_small_review(tmp_path: Path) -> No
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _answers_one_short(run: tuple[int, int]) -> list[file_pool.Sent]:
+    """A worker's answer that is not about its whole run."""
+    return ANALYSE_RUN(run)[:-1]
+
+
+def _dies(run: tuple[int, int]) -> list[file_pool.Sent]:
+    import os
+
+    os._exit(3)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pool forks on Linux only")
+@pytest.mark.parametrize("fault", [_answers_one_short, _dies])
+def test_a_wrong_answer_or_a_dead_worker_leaves_the_work_to_this_process(
+        git_repo: Repo, monkeypatch: pytest.MonkeyPatch, fault: object) -> None:
+    """The forked workers run this process's `_analyse_run` (the fork copies the module),
+    here one made to fail: the pool answers None, the caller's sign to do the work itself,
+    and no worker is left behind."""
+    change, blobs = _staged(git_repo, 8)
+    inputs = file_pool.Inputs(change.files, blobs, FileSettings.of(Options()), True)
+    assert file_pool._in_pool(inputs, 2) is not None  # the real one answers
+    monkeypatch.setattr(file_pool, "_analyse_run", fault)
+    assert file_pool._in_pool(inputs, 2) is None
+    assert multiprocessing.active_children() == []
