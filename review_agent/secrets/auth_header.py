@@ -61,12 +61,15 @@ def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
 
 
 def _template(value: str) -> bool:
-    """The value starts as a template does (`NOT_VALUE`), a `%NAME%` holding a name."""
+    """The value starts as a template does (`NOT_VALUE`), a `%NAME%` holding a name: in
+    capitals (`%GH_PAT%`), words (`%UserProfile%`), or small letters that pair as a word's
+    do (`%appdata%`, not `%qnmcd%`)."""
     m = NOT_VALUE.match(value)
     if m is None:
         return False
     name = m.group("name")
-    return name is None or name.isupper() or name.islower() or is_words(name)
+    return (name is None or name.isupper() or is_words(name)
+            or (name.islower() and word_pair_share(name) >= 0.5))
 
 
 def _word(value: str) -> bool:

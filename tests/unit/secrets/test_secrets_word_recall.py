@@ -188,6 +188,7 @@ def test_random_values_hold_the_kinds_a_random_value_holds(alphabet: int, length
     # a `%` run that only starts like a variable: `%6RC%` and `%v%` name none
     ("curl -uovakcneil:%v%XYHdtCETgj h.invalid", "XYHdtCETgj"),
     ("curl --header 'Authorization:Bearer %6RC%xKjkCK8q' h.invalid", "xKjkCK8q"),
+    ("http -a latssqzkm:%qnmcd%PNj GET h.invalid", "%qnmcd%PNj"),  # no word's pairs
 ])
 def test_a_random_value_that_falls_short_of_a_bound_set_by_hand_is_redacted(
         text: str, value: str) -> None:
@@ -198,6 +199,7 @@ def test_a_random_value_that_falls_short_of_a_bound_set_by_hand_is_redacted(
     "Authorization: Negotiate\n", "Authorization: Digest\n", "Authorization: Kerberos\n",
     "authorization: required\n", "curl -u admin:%PASSWORD% h.invalid\n",
     "curl -H 'Authorization: Bearer %API_KEY%' h.invalid\n",
+    "curl -u deploy:%appdata% h.invalid\n", "curl -u deploy:%UserProfile% h.invalid\n",
     "session_key 1111111111111111\n", "session_key 1234567890123456\n",
     "session_key 1111222233334444\n",
 ])
