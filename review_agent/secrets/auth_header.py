@@ -26,6 +26,8 @@ HEADER = lazy(
 # two characters or more).
 NOT_VALUE = lazy(
     r"[${<@]|#\{|%(?:\(|[-#0 +]*\d*(?:\.\d+)?[sdirfxX](?!\w)|(?P<name>[A-Za-z_]\w+)%)")
+ESCAPES = lazy(r"\\[\\nrt0'\"]")  # a string literal's escapes after a template (`%s\r\n`)
+SHORTEST = 6  # characters of the shortest credential HEADER takes
 USER_FLAG = lazy(
     r"(?<![\w\-])(?:-u|--user|-a|--auth|--basic-auth|--creds?|--credentials)(?:[ \t]*|=)"
     r"[\"']?[^\s:\"'$/]{1,64}:([^\s\"'`]{4,200})")
@@ -63,9 +65,14 @@ def authorization_spans(text: str, low: str) -> list[tuple[int, int]]:
 def _template(value: str) -> bool:
     """The value starts as a template does (`NOT_VALUE`), a `%NAME%` holding a name: in
     capitals (`%GH_PAT%`), words (`%UserProfile%`), or small letters that pair as a word's
-    do (`%appdata%`, not `%qnmcd%`)."""
+    do (`%appdata%`, not `%qnmcd%`). A printf directive or a `%NAME%` followed by as much
+    as a credential is (`%X#B9X3t5l`, `%YESZv%6MsTHokK4`) starts a value; by a string's
+    escapes (`%s\\r\\n`), it is a template still."""
     m = NOT_VALUE.match(value)
     if m is None:
+        return False
+    rest = ESCAPES.sub("", value[m.end():])
+    if value.startswith("%") and not value.startswith("%(") and len(rest) >= SHORTEST:
         return False
     name = m.group("name")
     return (name is None or name.isupper() or is_words(name)

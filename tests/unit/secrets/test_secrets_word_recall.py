@@ -189,6 +189,9 @@ def test_random_values_hold_the_kinds_a_random_value_holds(alphabet: int, length
     ("curl -uovakcneil:%v%XYHdtCETgj h.invalid", "XYHdtCETgj"),
     ("curl --header 'Authorization:Bearer %6RC%xKjkCK8q' h.invalid", "xKjkCK8q"),
     ("http -a latssqzkm:%qnmcd%PNj GET h.invalid", "%qnmcd%PNj"),  # no word's pairs
+    # a directive or a variable with more of the value after it: the start of a value
+    ('Invoke-RestMethod -Headers @{Authorization="Basic %X#B9X3t5l"}', "%X#B9X3t5l"),
+    ("wget --header='Authorization: Xtmytnr %YESZv%6MsTHokK4' h.invalid", "6MsTHokK4"),
 ])
 def test_a_random_value_that_falls_short_of_a_bound_set_by_hand_is_redacted(
         text: str, value: str) -> None:
@@ -200,6 +203,8 @@ def test_a_random_value_that_falls_short_of_a_bound_set_by_hand_is_redacted(
     "authorization: required\n", "curl -u admin:%PASSWORD% h.invalid\n",
     "curl -H 'Authorization: Bearer %API_KEY%' h.invalid\n",
     "curl -u deploy:%appdata% h.invalid\n", "curl -u deploy:%UserProfile% h.invalid\n",
+    "curl -H 'Authorization: Bearer %(token)s' h.invalid\n",
+    'authorization = ("Authorization: Basic %s\\r\\n" % auth)\n',
     "session_key 1111111111111111\n", "session_key 1234567890123456\n",
     "session_key 1111222233334444\n",
 ])
