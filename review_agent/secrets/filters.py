@@ -148,7 +148,7 @@ def most_repeats(length: int, alphabet: int) -> int:
     random characters from `alphabet` of them holds but once in a million (RARER_THAN)."""
     pairs = max(min(length, LONGEST_JUDGED) - 1, 0)
     p = 1 / alphabet
-    tail = 0.0  # the chance of more than k repeats, k counted down from all of them
+    tail = 0.0  # the chance of k repeats or more, k counted down from all of them
     for k in range(pairs, -1, -1):
         tail += math.comb(pairs, k) * p**k * (1 - p) ** (pairs - k)
         if tail >= RARER_THAN:
