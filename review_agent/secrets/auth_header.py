@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from review_agent.secrets.shapes import is_words, word_pair_share
+from review_agent.secrets.shapes import is_words, pairs_as_words
 from review_agent.text.lazy_re import lazy
 
 HEADER = lazy(
@@ -76,7 +76,7 @@ def _template(value: str) -> bool:
         return False
     name = m.group("name")
     return (name is None or name.isupper() or is_words(name)
-            or (name.islower() and word_pair_share(name) >= 0.5))
+            or (name.islower() and pairs_as_words(name)))
 
 
 def _word(value: str) -> bool:
@@ -85,7 +85,7 @@ def _word(value: str) -> bool:
     run in one case whose letter pairs are not a word's (`Wbzdydfwyjeulm`)."""
     core = value.rstrip(".:")
     if core.isalpha() and (core.islower() or core.isupper() or core.istitle()):
-        return word_pair_share(core) >= 0.5
+        return pairs_as_words(core)
     parts = [p for p in re.split(r"[._]+", core) if p]
     # a name's parts are each written in one case (`api_key`, `Auth.Token`, `API_KEY`);
     # `QaFIUwmpy_` is a random run with an underscore, however its vowels fall

@@ -61,12 +61,12 @@ xt yp ys yt ze
 """.split())
 
 
-def word_pair_share(v: str) -> float:
-    """The share of the letter pairs of `v`'s parts of three letters or more that are
-    COMMON_PAIRS (1.0 when it has none)."""
+def pairs_as_words(v: str) -> bool:
+    """Whether at least half the letter pairs of `v`'s parts of three letters or more are
+    COMMON_PAIRS (so when it has none): letters a name's words could be made of."""
     pairs = [a + b for h in CAMEL.findall(v) if len(h) >= 3
              for a, b in zip(h.lower(), h[1:].lower(), strict=False)]
-    return sum(p in COMMON_PAIRS for p in pairs) / len(pairs) if pairs else 1.0
+    return not pairs or sum(p in COMMON_PAIRS for p in pairs) >= 0.5 * len(pairs)
 
 
 def is_words(value: str) -> bool:

@@ -23,7 +23,7 @@ from review_agent.secrets.filters import (
     held_keys,
     is_wordy,
 )
-from review_agent.secrets.shapes import is_typed_placeholder, is_words, word_pair_share
+from review_agent.secrets.shapes import is_typed_placeholder, is_words, pairs_as_words
 
 # Lower-case text: the credential words, as substrings (`Atlassianbearer`, `X-API-KEY`)
 WORD = re.compile(r"key|secret|token|passw|pwd|auth|credential|creds|private|session"
@@ -107,7 +107,7 @@ def _identifier(v: str) -> bool:
     (`AVXXMXDFyy`) is a generator's, not a name's, and so are parts whose letter pairs are
     mostly not a word's (`xnsyehto7IzIPNEMDM`)."""
     return (is_wordy(v) and not DIGIT_INSIDE.search(v) and not CAPS_RUN.search(v)
-            and word_pair_share(v) >= 0.5)
+            and pairs_as_words(v))
 
 
 def is_random(value: str) -> bool:
