@@ -154,8 +154,17 @@ def start_states(blob: bytes | None, syn: Syntax | None, starts: Sequence[int]
 
 
 def code_view(syn: Syntax | None, text: str, state: str) -> tuple[str, str, str]:
-    """(code, comment, state after) of one line; a line without a token, entered with no
-    state, is all code (what split_line says of it, without lexing it)."""
+    """(code, comment, state after) of one line, what split_line says of it; without
+    lexing it when the line holds no token and is entered with no state (all code), or
+    when it is entered inside a string or comment whose closer it does not hold (all
+    string contents or all comment: a docstring's body, most of a /* block */)."""
     if syn is None or (not state and syn.token.search(text) is None):
         return text, "", ""
+    if state:
+        block = syn.block
+        if block is not None and state == block[0]:
+            if block[1] not in text:
+                return "", text, state
+        elif state not in text:  # a quote closes with itself
+            return "", "", state
     return split_line(text, syn, state)

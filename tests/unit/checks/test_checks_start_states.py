@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from review_agent.checks.lexer_states import start_states
-from review_agent.text.lexer import Syntax, split_line, syntax_for
+from review_agent.checks.lexer_states import code_view, start_states
+from review_agent.text.lexer import _BY_LANGUAGE, Syntax, split_line, syntax_for
 from tests.conftest import Repo
 from tests.unit.checks.test_checks_stream import POOL
 
@@ -106,3 +106,20 @@ def test_code_views_are_the_lexed_code_of_changed_lines(repo_with_commit: Repo) 
     # the docstring's prose, the comment and the open string's text hold none
     assert added == ["x = ''  ", 'y = """"""']
     assert removed == []
+
+
+@pytest.mark.parametrize("syn", sorted(set(_BY_LANGUAGE.values()), key=repr))
+def test_code_view_is_what_split_line_says_of_the_line(syn: Syntax) -> None:
+    """code_view passes over a line entered inside a string or comment it does not close,
+    and one with no token at all: what it answers there is split_line's own answer."""
+    rng = random.Random(repr(syn))
+    pieces = ["a", " ", '"', "'", "`", "/", "*", "#", "\\", "-", '"""', "'''", "*/", "/*",
+              "//", "--", "print(x)"]
+    states = ["", *sorted(syn.multiline), *(syn.block[:1] if syn.block else ())]
+    passed_over = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 10)))
+        state = rng.choice(states)
+        assert code_view(syn, text, state) == tuple(split_line(text, syn, state)), (text, state)
+        passed_over += bool(state) and code_view(syn, text, state)[2] == state
+    assert passed_over > 1_000 or states == [""]  # lines that stay inside were asked about
