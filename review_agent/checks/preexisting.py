@@ -15,9 +15,17 @@ from review_agent.text.lazy_re import lazy
 RATIO_CHARS = 400  # enough of a line to tell an edit from a different line, in bounded time
 
 
-def _ratio(a: str, b: str) -> float:
-    x, y = " ".join(a.split())[:RATIO_CHARS], " ".join(b.split())[:RATIO_CHARS]
-    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+def _ratio(a: str, b: str, need: float, best: float) -> float:
+    """The similarity of two lines (difflib's ratio, whitespace aside) when it is at least
+    `need` and more than `best`, else 0. Its two cheap upper bounds are asked first: most
+    pairs are told apart by them, without matching."""
+    m = difflib.SequenceMatcher(None, _norm(a), _norm(b), autojunk=False)
+    for bound in (m.real_quick_ratio, m.quick_ratio):
+        most = bound()
+        if most < need or most <= best:
+            return 0.0
+    r = m.ratio()
+    return r if r >= need and r > best else 0.0
 
 
 PAIR_SAME_FILE = 0.4  # an edited line keeps this much of its old text
@@ -102,9 +110,9 @@ def drop_preexisting(hits: Mapping[str, FileHits]) -> list[Finding]:
                 for i, other, text in removed.compared:
                     if not removed.alive[i]:
                         continue
-                    need = PAIR_SAME_FILE if other == path else PAIR_OTHER_FILE
-                    r = _ratio(hit.text, text)
-                    if r >= need and r > best:
+                    r = _ratio(hit.text, text,
+                               PAIR_SAME_FILE if other == path else PAIR_OTHER_FILE, best)
+                    if r:
                         best, best_i = r, i
             if removed is not None and best < 1.0:
                 # a ratio of 1.0 is the same text: among parsed files' lines the comparison
