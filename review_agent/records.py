@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import chain, count
 from typing import NamedTuple
 
 SEVERITIES = ("error", "warning", "info")
@@ -31,12 +33,36 @@ class DiffLine(NamedTuple):
     text: str  # the line without its "\n"; a "\r" of a CRLF file stays
 
 
+Run = tuple[int, tuple[str, ...]]  # consecutive added lines: the first one's number, the texts
+
+
 class Hunk(NamedTuple):
     old_start: int
     old_len: int
     new_start: int
     new_len: int
     lines: tuple[DiffLine, ...]
+    # the texts of its added lines, by runs of consecutive new-side lines (what `lines`
+    # holds, as `added_runs` makes it of them): the many readers of the added lines alone
+    # (the secret scan, the pragma search, the size checks) take them without walking
+    # every line; the parser and `widen` make them in C from the runs they already have
+    added: tuple[Run, ...]
+
+
+def added_runs(lines: Iterable[DiffLine]) -> tuple[Run, ...]:
+    """The added lines among `lines`, by runs of consecutive new-side line numbers."""
+    runs: list[tuple[int, list[str]]] = []
+    last = -2
+    for ln in lines:
+        no = ln.new_no
+        if ln.kind != "+" or no is None:
+            continue
+        if no == last + 1:
+            runs[-1][1].append(ln.text)
+        else:
+            runs.append((no, [ln.text]))
+        last = no
+    return tuple((first, tuple(texts)) for first, texts in runs)
 
 
 class FileChange(NamedTuple):
@@ -59,17 +85,19 @@ class FileChange(NamedTuple):
     @property
     def added_texts(self) -> list[str]:
         """The text of every added line, in order (`added_lines` without their numbers)."""
-        return [ln.text for h in self.hunks for ln in h.lines if ln.kind == "+"]
+        return list(chain.from_iterable(texts for h in self.hunks for _, texts in h.added))
 
     @property
     def added_lines(self) -> tuple[tuple[int, str], ...]:
         """(new line number, text) of every added line, in order."""
-        return tuple(
-            (ln.new_no, ln.text)
-            for h in self.hunks
-            for ln in h.lines
-            if ln.kind == "+" and ln.new_no is not None
-        )
+        return tuple(chain.from_iterable(zip(count(first), texts)
+                                         for h in self.hunks for first, texts in h.added))
+
+    @property
+    def added_numbers(self) -> set[int]:
+        """The new-side number of every added line."""
+        return set(chain.from_iterable(range(first, first + len(texts))
+                                       for h in self.hunks for first, texts in h.added))
 
     @property
     def is_symlink(self) -> bool:

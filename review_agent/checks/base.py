@@ -96,5 +96,4 @@ def finding(rule: Rule, path: str, line: int, message: str = "") -> Finding:
 
 def first_line(fc: FileChange) -> int:
     """Where a file-level finding points: the first added line, else line 1."""
-    added = fc.added_lines
-    return added[0][0] if added else 1
+    return next((first for h in fc.hunks for first, _ in h.added), 1)

@@ -271,8 +271,8 @@ def _body_lines(text: str) -> list[str]:
 
 def _added_lines(infos: Sequence[FileInfo]) -> Counter[str]:
     """Every added line of the change, whitespace-normalised, with its count."""
-    return Counter(" ".join(ln.text.split()) for i in infos for h in i.change.hunks
-                   for ln in h.lines if ln.kind == "+" and len(ln.text) <= MAX_LINE)
+    return Counter(" ".join(text.split()) for i in infos for text in i.change.added_texts
+                   if len(text) <= MAX_LINE)
 
 
 def _moved_body(t: TestDef, added: Counter[str]) -> bool:
@@ -356,7 +356,7 @@ def _still_defined(t: TestDef, tests: Sequence[FileInfo]) -> bool:
             continue
         if not any(t.name in text for text in lines):
             continue
-        added = {ln.new_no for h in info.change.hunks for ln in h.lines if ln.kind == "+"}
+        added = info.change.added_numbers
         if any(name == t.name and i + 1 not in added
                for i, name in tests_in(info.language, lines)):
             return True

@@ -174,8 +174,7 @@ def _tests_deleted(infos: Sequence[FileInfo], undone: Undone
 
 def _tests_in_new_files(infos: Sequence[FileInfo]) -> int:
     """The tests the change's added test files define, named or with a computed title."""
-    return sum(count_tests(i.language, (ln.text for h in i.change.hunks for ln in h.lines
-                                        if ln.kind == "+"))
+    return sum(count_tests(i.language, i.change.added_texts)
                for i in infos if i.is_test and i.change.status == "A")
 
 

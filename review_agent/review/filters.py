@@ -44,7 +44,7 @@ def refingerprint(findings: Sequence[Finding], lines: Mapping[str, Sequence[str]
 
 def names_review_agent(fc: FileChange) -> bool:
     """Whether an added line of `fc` may name `review-agent` (a pragma to check)."""
-    text = "\n".join([ln.text for h in fc.hunks for ln in h.lines if ln.kind == "+"])
+    text = "\n".join(fc.added_texts)
     return "review-agent" in text or "review-agent" in text.lower()
 
 

@@ -95,8 +95,7 @@ def _scan_added(fc: FileChange, data: bytes, allow: Sequence[str],
                 allow_paths: Sequence[str], gitleaks: GitleaksConfig) -> list[SecretHit]:
     """The added lines of a UTF-8 file and as far around them as any rule reaches; only
     those lines are decoded (a 20 KB module with a three-line edit is not)."""
-    added = {ln.new_no for h in fc.hunks for ln in h.lines
-             if ln.kind == "+" and ln.new_no is not None}
+    added = fc.added_numbers
     if not added:
         return []
     # spans may reach past the file's end (`pieces` stops there): its lines are not counted

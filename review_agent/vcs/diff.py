@@ -19,7 +19,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from review_agent.errors import ReviewAgentError
-from review_agent.records import DiffLine, FileChange, Hunk
+from review_agent.records import DiffLine, FileChange, Hunk, added_runs
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # A file with more changed lines than this is not parsed line by line (a generated or
@@ -110,7 +110,8 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
                 repeat("+"), repeat(None), range(new_start, new_start + new_len), plus))
             while end < n and lines[end][:1] == b"\\":
                 end += 1
-            return Hunk(old_start, old_len, new_start, new_len, tuple(out)), end
+            added = ((new_start, tuple(plus)),) if plus else ()
+            return Hunk(old_start, old_len, new_start, new_len, tuple(out), added), end
     old_left, new_left = old_len, new_len
     old_no, new_no = old_start, new_start
     out = []
@@ -139,7 +140,7 @@ def _hunk(header: bytes, lines: list[bytes], i: int) -> tuple[Hunk, int]:
         raise _bad(f"truncated hunk {_text(header)!r}")
     while i < n and lines[i][:1] == b"\\":
         i += 1
-    return Hunk(old_start, old_len, new_start, new_len, tuple(out)), i
+    return Hunk(old_start, old_len, new_start, new_len, tuple(out), added_runs(out)), i
 
 
 def _texts(lines: list[bytes], start: int, end: int, kind: bytes) -> list[str] | None:

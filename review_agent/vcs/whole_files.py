@@ -56,7 +56,8 @@ def whole_file(path: str, sha: str, mode: str, data: bytes | None) -> FileChange
     hunks: tuple[Hunk, ...] = ()
     if lines:
         hunks = (Hunk(0, 0, 1, len(lines),
-                      tuple(DiffLine("+", None, i, t) for i, t in enumerate(lines, 1))),)
+                      tuple(DiffLine("+", None, i, t) for i, t in enumerate(lines, 1)),
+                      ((1, tuple(lines)),)),)
     return FileChange(path, None, "A", False, "000000", mode, zero, sha, hunks, len(lines), 0,
                       new_size=len(data))
 

@@ -76,7 +76,8 @@ def widen(fc: FileChange, blob: bytes | None, context: int = CONTEXT) -> FileCha
         old_first = _old_index(first) - pre
         old_len, new_len = old_no - 1 - old_first, new_no - 1 - new_first
         hunks.append(Hunk(old_first + 1 if old_len else old_first, old_len,
-                          new_first + 1 if new_len else new_first, new_len, tuple(out)))
+                          new_first + 1 if new_len else new_first, new_len, tuple(out),
+                          tuple(run for change in group for run in change.added)))
     return fc._replace(hunks=tuple(hunks))
 
 

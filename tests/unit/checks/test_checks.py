@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from review_agent.checks import RULES, rule_disabled, run_checks
 from review_agent.config.options import Options
-from review_agent.records import Change, DiffLine, FileChange, Finding, Hunk
+from review_agent.records import Change, DiffLine, FileChange, Finding, Hunk, added_runs
 from review_agent.vcs import git
 from tests.conftest import Repo
 
@@ -252,7 +252,7 @@ def test_rules_registry_is_well_formed() -> None:
 
 def _file(path: str, texts: list[str]) -> FileChange:
     lines = tuple(DiffLine("+", None, i, t) for i, t in enumerate(texts, 1))
-    hunk = Hunk(0, 0, 1, len(texts), lines)
+    hunk = Hunk(0, 0, 1, len(texts), lines, added_runs(lines))
     return FileChange(path, None, "A", False, "000000", "100644", "0" * 40, "1" * 40,
                       (hunk,) if texts else (), len(texts), 0)
 

@@ -171,7 +171,7 @@ def test_a_hook_given_pre_commits_names_reports_what_a_review_does(repo_with_com
 
 
 def test_work_matches_only_the_same_file_blob_and_settings() -> None:
-    hunks = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 1"),)),)
+    hunks = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 1"),), ((1, ("x = 1",)),)),)
     fc = FileChange("a.py", None, "M", False, "100644", "100644", "1" * 40, "2" * 40,
                     hunks=hunks, added=1, deleted=0)
     blob = b"x = 1\n"
@@ -188,7 +188,7 @@ def test_work_matches_only_the_same_file_blob_and_settings() -> None:
     assert not work.made_for(fc, {}, settings)  # not read at all
     assert not work.made_for(fc, blobs, settings._replace(exclude=("*.py",)))
     assert not work.made_for(fc._replace(path="b.py"), blobs, settings)
-    other = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 2"),)),)
+    other = (Hunk(1, 0, 1, 1, (DiffLine("+", None, 1, "x = 2"),), ((1, ("x = 2",)),)),)
     assert not work.made_for(fc._replace(hunks=other), blobs, settings)
 
 

@@ -151,7 +151,8 @@ def test_a_finding_off_the_change_still_goes_to_grounding() -> None:
                              {"file": "src/other.py", "line_number": 2, "message": "m"}])
     with ModelServer(content(reply_text)) as srv:
         reply = review(srv)
-    hunk = Hunk(1, 0, 1, 3, tuple(DiffLine("+", None, n, "x") for n in (1, 2, 3)))
+    hunk = Hunk(1, 0, 1, 3, tuple(DiffLine("+", None, n, "x") for n in (1, 2, 3)),
+                ((1, ("x", "x", "x")),))
     fc = FileChange("src/app.py", None, "M", False, "100644", "100644", "a" * 40, "b" * 40,
                     (hunk,), 3, 0)
     change = Change("base", "head", (fc,))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from review_agent.records import FileChange
+from review_agent.records import FileChange, added_runs
 from review_agent.vcs import diff, git, widen
 from review_agent.vcs.git_env import DIFF_OPTIONS, STAGED_DIFF_OPTIONS
 from tests.conftest import Repo
@@ -124,6 +124,12 @@ def test_widened_equals_gits_context_diff(repo_with_commit: Repo, seed: int) -> 
         assert wide is not None
         _check_correct(wide, old, new)
         assert (wide.added, wide.deleted) == (fc.added, fc.deleted)
+        # each hunk's runs of added texts are its added lines, however it was made: the
+        # -U0 parser's, the -U3 parser's, `widen`'s joining of several
+        for h in (*fc.hunks, *wide.hunks, *want.hunks):
+            assert h.added == added_runs(h.lines), fc.path
+        assert wide.added_lines == tuple((ln.new_no, ln.text) for h in wide.hunks
+                                         for ln in h.lines if ln.kind == "+")
         if _changes(fc) == _changes(want):
             assert wide == want, fc.path
             same += 1
