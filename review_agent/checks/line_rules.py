@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 import re2  # type: ignore[import-untyped]
@@ -21,7 +22,7 @@ from review_agent.checks.lexer_states import (
 )
 from review_agent.checks.new_lines import NewLines
 from review_agent.checks.rules import ALWAYS, LINE_CHECKS, rule_disabled
-from review_agent.records import DiffLine, Finding
+from review_agent.records import DiffLine, Finding, Hunk
 from review_agent.text.lexer import syntax_for
 from review_agent.text.literals import any_of
 
@@ -154,6 +155,15 @@ def _needled(dfa: Any, texts: list[str]) -> list[bool]:
     return flags
 
 
+def _changed_texts(hunk: Hunk) -> Iterable[str]:
+    """The texts of a hunk's changed lines, in order: of a hunk that removes nothing (its
+    old side is its context lines alone), its runs of added texts, not a walk of its lines."""
+    added = sum(len(texts) for _, texts in hunk.added)
+    if hunk.old_len - (hunk.new_len - added) == 0:
+        return chain.from_iterable(texts for _, texts in hunk.added)
+    return [ln.text for ln in hunk.lines if ln.kind != " "]
+
+
 def line_findings(info: FileInfo, plan: Plan) -> FileHits:
     """Findings on a file's added lines and the rules' hits on its removed lines.
 
@@ -169,7 +179,7 @@ def line_findings(info: FileInfo, plan: Plan) -> FileHits:
         return streamed_findings(info, plan, *info.streamed)
     if plan.dfa is None:
         return out
-    flags = _needled(plan.dfa, [ln.text for h in fc.hunks for ln in h.lines if ln.kind != " "])
+    flags = _needled(plan.dfa, [text for h in fc.hunks for text in _changed_texts(h)])
     if not any(flags):
         return out
     hits = iter(flags)  # each changed line's, in the order the loop below meets them
