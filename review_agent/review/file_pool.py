@@ -38,7 +38,7 @@ from review_agent.secrets.hit import SecretHit
 # Below this many added lines the pool's start (about 35 ms on 2 cores: the imports and
 # the forks) costs more than the second core saves (benchmarks/README.md, "file pool").
 MIN_ADDED_LINES = 20_000
-RUNS_PER_WORKER = 8  # runs a worker takes in turn: a slow run holds up no one for long
+RUNS_PER_WORKER = 16  # runs a worker takes in turn: a slow run holds up no one for long
 
 
 class Inputs(NamedTuple):
