@@ -7,8 +7,10 @@ of 4-80 KB) gets N staged files with about 20 added lines each; then one more sh
 size": 2,000 staged files drawn from every module of the standard library, large and small
 (empty `__init__.py` files to the 750 KB `pydoc_data/topics.py`), with about 50 added lines
 each. The commands run interleaved (A B C D A B C D ...) so machine drift hits them alike;
-the figure is the median wall time, with the peak RSS of our hook. Then the empty hook
-(nothing staged) against `python -c pass`.
+the figure is the median wall time, with the peak RSS of our hook, and "paired" the median
+of each of our runs over the gitleaks run beside it (steadier than the ratio of the medians
+when the machine's speed moves during the call). Then the empty hook (nothing staged)
+against `python -c pass`, the same two ways.
 
     python benchmarks/hook_latency.py [--sizes 1,20,200,2000] [--every-size 2000] [--runs 7]
         [--ds-up-to N]
@@ -93,10 +95,13 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, int, float]:
     return wall, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024
 
 
-def interleaved(rows: list[tuple[str, list[str], int]], cwd: Path
+def interleaved(rows: list[tuple[str, list[str], int]], cwd: Path,
+                walls: dict[str, list[float]] | None = None
                 ) -> dict[str, tuple[float, float, int]]:
-    """label -> (median seconds, median peak MiB, exit code)."""
-    walls: dict[str, list[float]] = {label: [] for label, _, _ in rows}
+    """label -> (median seconds, median peak MiB, exit code); `walls`, when given, gets
+    every run's seconds by label, in the order they ran (for paired ratios)."""
+    walls = {} if walls is None else walls
+    walls.update({label: [] for label, _, _ in rows})
     rss: dict[str, list[float]] = {label: [] for label, _, _ in rows}
     codes: dict[str, int] = {}
     for _, cmd, _ in rows:  # warm-up: page cache, pyc files
@@ -141,7 +146,8 @@ def main() -> None:
           f"~{args.lines} added lines per staged file (every size, 'e': "
           f"~{args.every_size_lines})")
     print(f"{'files':>6} {'review-agent':>13} {'peak MiB':>9} {'gitleaks':>9} "
-          f"{'detect-secrets':>15} {'floor':>7} {'ra/gl':>6} {'ra/ds':>6} {'ra/floor':>8}")
+          f"{'detect-secrets':>15} {'floor':>7} {'ra/gl':>6} {'paired':>6} {'ra/ds':>6} "
+          f"{'ra/floor':>8}")
     per_size: dict[int, float] = {}
     shapes = [(int(s), args.lines, False) for s in args.sizes.split(",") if s]
     if args.every_size:
@@ -162,14 +168,20 @@ def main() -> None:
                              args.runs))
             if ds and n <= args.ds_up_to:
                 rows.append(("ds", [ds, *rels], args.runs if n <= 200 else 1))
-            res = interleaved(rows, repo)
+            runs: dict[str, list[float]] = {}
+            res = interleaved(rows, repo, runs)
         if not every_size:
             per_size[n] = res["ours"][0]
         gl = res.get("gitleaks", (float("nan"), 0, 0))[0]
+        # each run of ours over the gitleaks run beside it: steadier than the medians'
+        # ratio when the machine's speed moves during the call
+        paired = statistics.median(a / b for a, b in zip(runs["ours"], runs["gitleaks"],
+                                                          strict=True)) if gitleaks else gl
         dsv = res.get("ds", (float("nan"), 0, 0))[0]
         label = f"{n}e" if every_size else str(n)
         print(f"{label:>6} {res['ours'][0]:>12.3f}s {res['ours'][1]:>9.0f} {gl:>8.3f}s "
               f"{dsv:>14.3f}s {res['floor'][0]:>6.3f}s {res['ours'][0] / gl:>6.2f} "
+              f"{paired:>6.2f} "
               f"{res['ours'][0] / dsv:>6.3f} {res['ours'][0] / res['floor'][0]:>8.2f}")
     if 200 in per_size and 2000 in per_size:
         print(f"t(2000)/t(200) = {per_size[2000] / per_size[200]:.2f}")
@@ -178,10 +190,13 @@ def main() -> None:
         repo.mkdir()
         build_repo(repo, 1, args.lines)
         git(repo, "commit", "-q", "-m", "nothing staged now")
+        runs = {}
         res = interleaved([("pass", [sys.executable, "-c", "pass"], args.runs * 2),
-                           ("empty", ours, args.runs * 2)], repo)
+                           ("empty", ours, args.runs * 2)], repo, runs)
+    paired = statistics.median(a / b for a, b in zip(runs["empty"], runs["pass"], strict=True))
     print(f"empty hook {res['empty'][0] * 1000:.1f} ms, python -c pass "
-          f"{res['pass'][0] * 1000:.1f} ms, ratio {res['empty'][0] / res['pass'][0]:.2f}")
+          f"{res['pass'][0] * 1000:.1f} ms, ratio {res['empty'][0] / res['pass'][0]:.2f}, "
+          f"paired {paired:.2f}")
 
 
 if __name__ == "__main__":
