@@ -62,7 +62,7 @@ def stage_review_context(change: Change, blobs: Mapping[str, bytes | None], opti
         if blob_hits is None:
             rescan.append(i)
         else:  # what scan_change reports: the blob's hits that touch an added line
-            added = {no for no, _ in fc.added_lines}
+            added = fc.added_numbers
             hits.extend(h for h in blob_hits
                         if any(n in added for n in range(h.line, h.end_line + 1)))
         found_in.append((fc, cf, len(found), True))

@@ -80,7 +80,7 @@ def _scan_file(fc: FileChange, blob: bytes | None, allow: Sequence[str],
     if text is not None:  # UTF-16/32: its text as UTF-8, losslessly
         return _scan_added(fc, text.encode("utf-8", "surrogateescape"), allow, allow_paths,
                            gitleaks)
-    added = {no for no, _ in fc.added_lines}
+    added = fc.added_numbers
     found: list[SecretHit] = []
     for hunk in fc.hunks:  # no blob (too large): the new side of each hunk, as git shows it
         new_lines = [ln for ln in hunk.lines if ln.kind != "-" and ln.new_no is not None]
